@@ -1,0 +1,125 @@
+"""The one parser for task config names, used by the builders, the CLI and the search.
+
+Grammar::
+
+    modadd:       {format}_L{L}[_{dist}][_m{m}]     e.g. acot_L20, outcome_L20_m10
+    permutation:  {format}_L{L}[_{dist}][_S{k}]     e.g. cot_L10_uniform, acot_L30_s2l_S4
+
+format in {outcome, cot, acot}; dist in {fixed, uniform, s2l} (default fixed);
+modadd's default group is Z_5, permutation's is S_5. ``str()`` gives the canonical
+name (defaults left out), and ``parse(str(c)) == c``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from .groups import MAX_SYMMETRIC_DEGREE, Group, cyclic, symmetric
+
+DATASETS = ("modadd", "permutation")
+FORMATS = ("outcome", "cot", "acot")
+DISTS = ("fixed", "uniform", "s2l")
+DEFAULT_GROUP_PARAM = {"modadd": 5, "permutation": 5}
+GROUP_PREFIX = {"modadd": "m", "permutation": "S"}
+
+GRAMMAR = (
+    "config names follow '{format}_L{L}[_{dist}][_m{m}]' for modadd and "
+    "'{format}_L{L}[_{dist}][_S{k}]' for permutation, with format in "
+    f"{{{', '.join(FORMATS)}}}, dist in {{{', '.join(DISTS)}}} (default fixed), "
+    "L >= 1 (>= 2 for uniform and s2l), m >= 2 (default 5), "
+    f"2 <= k <= {MAX_SYMMETRIC_DEGREE} (default 5); "
+    "examples: acot_L20, cot_L10_uniform, outcome_L20_m10, acot_L30_s2l_S4"
+)
+
+_NAME = re.compile(
+    r"^(?P<format>[a-z0-9]+)_L(?P<L>-?\d+)(?:_(?P<dist>[a-z0-9]+))??(?:_(?P<group>[mS]-?\d+))?$"
+)
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """One cell of the task grid: dataset, supervision format, length law and group."""
+
+    dataset: str
+    format: str
+    max_len: int
+    dist: str = "fixed"
+    group_param: int | None = None
+
+    def __post_init__(self):
+        if self.dataset not in DATASETS:
+            raise ValueError(f"unknown dataset {self.dataset!r}; allowed: {', '.join(DATASETS)}")
+        if self.group_param is None:
+            object.__setattr__(self, "group_param", DEFAULT_GROUP_PARAM[self.dataset])
+        if self.format not in FORMATS:
+            raise ValueError(f"unknown format {self.format!r}; {GRAMMAR}")
+        if self.dist not in DISTS:
+            raise ValueError(f"unknown length distribution {self.dist!r}; {GRAMMAR}")
+        min_len = 1 if self.dist == "fixed" else 2
+        if not isinstance(self.max_len, int) or self.max_len < min_len:
+            raise ValueError(
+                f"bad length L={self.max_len!r}: {self.dist} needs L >= {min_len}; {GRAMMAR}"
+            )
+        p = self.group_param
+        if self.dataset == "modadd" and (not isinstance(p, int) or p < 2):
+            raise ValueError(f"bad modulus m={p!r}: Z_m needs m >= 2; {GRAMMAR}")
+        if self.dataset == "permutation" and (
+            not isinstance(p, int) or not 2 <= p <= MAX_SYMMETRIC_DEGREE
+        ):
+            raise ValueError(
+                f"bad degree k={p!r}: S_k needs 2 <= k <= {MAX_SYMMETRIC_DEGREE}; {GRAMMAR}"
+            )
+
+    @classmethod
+    def parse(cls, dataset: str, name: str) -> TaskConfig:
+        """Parse a config name such as ``acot_L20`` for ``dataset``; ValueError if malformed."""
+        if dataset not in DATASETS:
+            raise ValueError(f"unknown dataset {dataset!r}; allowed: {', '.join(DATASETS)}")
+        m = _NAME.match(name) if isinstance(name, str) else None
+        if m is None:
+            raise ValueError(f"cannot parse config name {name!r}; {GRAMMAR}")
+        group = m["group"]
+        group_param = None
+        if group is not None:
+            if group[0] != GROUP_PREFIX[dataset]:
+                raise ValueError(
+                    f"config {name!r}: group part {group!r} is not for {dataset} "
+                    f"(it takes _{GROUP_PREFIX[dataset]}<n>); {GRAMMAR}"
+                )
+            group_param = int(group[1:])
+        return cls(dataset, m["format"], int(m["L"]), m["dist"] or "fixed", group_param)
+
+    def __str__(self) -> str:
+        name = f"{self.format}_L{self.max_len}"
+        if self.dist != "fixed":
+            name += f"_{self.dist}"
+        if self.group_param != DEFAULT_GROUP_PARAM[self.dataset]:
+            name += f"_{GROUP_PREFIX[self.dataset]}{self.group_param}"
+        return name
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+    @property
+    def group(self) -> Group:
+        return cyclic(self.group_param) if self.dataset == "modadd" else symmetric(self.group_param)
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        """The sequence lengths n in play: (L,) for fixed, 2..L otherwise."""
+        return (self.max_len,) if self.dist == "fixed" else tuple(range(2, self.max_len + 1))
+
+    @property
+    def test_length(self) -> int:
+        """Out-of-distribution length: twice the maximum training length."""
+        return 2 * self.max_len
+
+    def with_length(self, n: int) -> TaskConfig:
+        """The fixed-length-n cell with this format and group (one term of kappa's sum)."""
+        return replace(self, max_len=n, dist="fixed")
+
+    def joint(self) -> TaskConfig:
+        """The uniform 2..L cell with this format and group (kappa's denominator)."""
+        return replace(self, dist="uniform")

@@ -1,0 +1,100 @@
+"""A materialised Hub-layout folder read back with the real `load_dataset`."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import datasets
+import pytest
+
+from hf_induction.data import build_folder, read_configs, to_dataset
+from hf_induction.tasks import TaskConfig, generate
+from hf_induction.tasks.tokenizer import build_tokenizer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def template(dataset):
+    return (ROOT / "dataset_builders" / dataset / "README.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hub") / "modadd"
+    cfgs = [TaskConfig.parse("modadd", n) for n in ("acot_L5", "cot_L4_uniform")]
+    build_folder(out, "modadd", cfgs, template("modadd"), train_size=300, seed=2, progress=False)
+    return out
+
+
+def test_load_dataset_reads_every_split(folder):
+    for name in ("acot_L5", "cot_L4_uniform"):
+        cfg = TaskConfig.parse("modadd", name)
+        ds = datasets.load_dataset(str(folder), name)
+        assert set(ds) == {"train", "validation", "test"}
+        assert ds["train"].num_rows == 300
+        for split in ds:
+            expected = generate(cfg, split, 300 if split == "train" else None, seed=2)
+            assert ds[split].num_rows == len(expected)
+            row = ds[split][7]
+            t = int(expected.token_lengths[7])
+            assert row["input_ids"] == expected.input_ids[7, :t].tolist()
+            assert row["labels"] == expected.labels[7, :t].tolist()
+            assert row["length"] == expected.lengths[7]
+
+
+def test_rebuild_adds_configs_and_keeps_the_others(folder):
+    build_folder(folder, "modadd", [TaskConfig.parse("modadd", "outcome_L3_m3")],
+                 template("modadd"), train_size=10, progress=False)
+    assert set(read_configs(folder)) == {"acot_L5", "cot_L4_uniform", "outcome_L3_m3"}
+    card = (folder / "README.md").read_text()
+    assert card.startswith("---\n") and "config_name: outcome_L3_m3" in card
+    assert "config_name: acot_L5" in card and "$" not in card.split("---", 2)[2].split("```")[0]
+    assert datasets.load_dataset(str(folder), "acot_L5")["train"].num_rows == 300
+    assert datasets.load_dataset(str(folder), "outcome_L3_m3")["validation"].num_rows == 5
+
+
+def test_permutation_folder_through_the_cli(tmp_path):
+    out = tmp_path / "permutation"
+    cmd = [sys.executable, str(ROOT / "scripts" / "build_datasets.py"), "--dataset",
+           "permutation", "--configs", "acot_L3_S4", "outcome_L4_s2l", "--out", str(out),
+           "--train-size", "200"]
+    subprocess.run(cmd, check=True, capture_output=True)
+    ds = datasets.load_dataset(str(out), "outcome_L4_s2l")
+    assert ds["train"].num_rows == 200 and ds["test"][0]["length"] == 8
+    ex = ds["validation"][0]
+    assert ex["labels"][-1] == ex["states"][-1] and ex["input_ids"][-1] == 121
+
+
+def test_cli_rejects_bad_names_without_writing(tmp_path):
+    cmd = [sys.executable, str(ROOT / "scripts" / "build_datasets.py"), "--dataset", "modadd",
+           "--configs", "acot_L5", "acot_L0", "--out", str(tmp_path / "x")]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 2 and "L=0" in r.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_builder_matches_the_parquet_build(tmp_path):
+    sys.path.insert(0, str(ROOT))
+    from dataset_builders.permutation.permutation import Permutation
+
+    builder = Permutation(config_name="cot_L5_uniform", cache_dir=str(tmp_path), train_size=50,
+                          seed=4)
+    builder.download_and_prepare()
+    built = builder.as_dataset()
+    cfg = TaskConfig.parse("permutation", "cot_L5_uniform")
+    for split in ("train", "validation"):
+        fast = to_dataset(generate(cfg, split, 50 if split == "train" else None, seed=4))
+        assert built[split].to_list() == fast.to_list()
+    assert len(Permutation.BUILDER_CONFIGS) == 36
+
+
+def test_tokenizer_follows_the_layout(tmp_path):
+    tok = build_tokenizer(TaskConfig.parse("modadd", "outcome_L3"))
+    assert tok("3 1 4 =").input_ids == [5, 3, 1, 4, 6]
+    assert len(tok) == 9 and tok.pad_token_id == 8 and tok.eos_token_id == 7
+    perm = build_tokenizer(TaskConfig.parse("permutation", "acot_L3"))
+    assert perm("01234 10234").input_ids == [120, 0, 24]
+    perm.save_pretrained(tmp_path)
+    from transformers import AutoTokenizer
+
+    assert AutoTokenizer.from_pretrained(tmp_path)("01234 =").input_ids == [120, 0, 121]
