@@ -16,9 +16,10 @@ import re
 from dataclasses import dataclass, replace
 
 from .groups import MAX_SYMMETRIC_DEGREE, Group, cyclic, symmetric
+from .layout import FORMAT_NAMES
 
 DATASETS = ("modadd", "permutation")
-FORMATS = ("outcome", "cot", "acot")
+FORMATS = FORMAT_NAMES
 DISTS = ("fixed", "uniform", "s2l")
 DEFAULT_GROUP_PARAM = {"modadd": 5, "permutation": 5}
 GROUP_PREFIX = {"modadd": "m", "permutation": "S"}

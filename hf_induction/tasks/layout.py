@@ -17,6 +17,7 @@ import numpy as np
 
 IGNORE = -100
 SPECIAL_TOKENS = ("<bos>", "=", "<eos>", "<pad>")
+FORMAT_NAMES = ("outcome", "cot", "acot")
 
 
 @dataclass(frozen=True)
@@ -48,47 +49,49 @@ class Vocab:
 
 def sequence_length(fmt: str, n: np.ndarray | int):
     """Token length of an example with n group elements."""
+    if fmt not in FORMAT_NAMES:
+        raise ValueError(f"unknown format {fmt!r}; allowed: {', '.join(FORMAT_NAMES)}")
     return {"acot": n + 1, "outcome": n + 2, "cot": 2 * n + 2}[fmt]
+
+
+def _encode_block(fmt: str, g: np.ndarray, s: np.ndarray, vocab: Vocab):
+    """input_ids and labels of words that all have the same length n: [K, n] -> [K, T]."""
+    k = len(g)
+
+    def col(value: int) -> np.ndarray:
+        return np.full((k, 1), value, dtype=np.int64)
+
+    ignore = np.full((k, g.shape[1] + 1), IGNORE, dtype=np.int64)
+    if fmt == "acot":
+        return np.hstack([col(vocab.bos), g]), np.hstack([ignore[:, :1], s])
+    if fmt == "outcome":
+        return np.hstack([col(vocab.bos), g, col(vocab.sep)]), np.hstack([ignore, s[:, -1:]])
+    if fmt == "cot":
+        return (np.hstack([col(vocab.bos), g, col(vocab.sep), s]),
+                np.hstack([ignore, s, col(vocab.eos)]))
+    raise ValueError(f"unknown format {fmt!r}; allowed: {', '.join(FORMAT_NAMES)}")
 
 
 def encode(fmt: str, elements: np.ndarray, states: np.ndarray, lengths: np.ndarray,
            vocab: Vocab) -> tuple[np.ndarray, np.ndarray]:
     """Padded ``input_ids`` and aligned ``labels`` ([K, T], int64) for a batch of words.
 
-    ``elements`` and ``states`` are [K, max_n], valid up to each row's length. Built with
-    index arithmetic on a position grid, so rows of different lengths need no loop.
+    ``elements`` and ``states`` are [K, max_n], valid up to each row's length. Rows are
+    encoded in blocks of equal length (at most L blocks), so there is no loop per example.
     """
-    k, width = elements.shape
-    n = lengths[:, None]
+    k = len(lengths)
     t_max = int(sequence_length(fmt, lengths).max(initial=0))
-    j = np.arange(t_max)[None, :]  # [1, T]
-
-    def gather(table: np.ndarray, index: np.ndarray) -> np.ndarray:
-        # Clipped gather; the callers mask out positions where the index is meaningless.
-        index = np.broadcast_to(np.clip(index, 0, max(width - 1, 0)), (k, t_max))
-        return np.take_along_axis(table.astype(np.int64), index, axis=1)
-
     ids = np.full((k, t_max), vocab.pad, dtype=np.int64)
     labels = np.full((k, t_max), IGNORE, dtype=np.int64)
-    ids[:, 0] = vocab.bos
-    is_input = (j >= 1) & (j <= n)
-    ids = np.where(is_input, gather(elements, j - 1), ids)
-
-    def state_at(index: np.ndarray) -> np.ndarray:
-        return gather(states, index)
-
-    if fmt == "acot":
-        labels = np.where(is_input, state_at(j - 1), labels)
-    elif fmt == "outcome":
-        ids = np.where(j == n + 1, vocab.sep, ids)
-        labels = np.where(j == n + 1, state_at(n - 1), labels)
-    elif fmt == "cot":
-        ids = np.where(j == n + 1, vocab.sep, ids)
-        is_state = (j >= n + 2) & (j <= 2 * n + 1)
-        ids = np.where(is_state, state_at(j - n - 2), ids)
-        is_target = (j >= n + 1) & (j <= 2 * n)
-        labels = np.where(is_target, state_at(j - n - 1), labels)
-        labels = np.where(j == 2 * n + 1, vocab.eos, labels)
-    else:
-        raise ValueError(f"unknown format {fmt!r}; allowed: acot, outcome, cot")
+    for n in np.unique(lengths).tolist():
+        rows = np.flatnonzero(lengths == n)
+        whole = len(rows) == k
+        g = (elements if whole else elements[rows])[:, :n].astype(np.int64)
+        s = (states if whole else states[rows])[:, :n].astype(np.int64)
+        block_ids, block_labels = _encode_block(fmt, g, s, vocab)
+        t = block_ids.shape[1]
+        if whole:
+            ids[:, :t], labels[:, :t] = block_ids, block_labels
+        else:
+            ids[rows, :t], labels[rows, :t] = block_ids, block_labels
     return ids, labels

@@ -160,7 +160,8 @@ def _uniform_lengths(cfg: TaskConfig, capacity: dict[int, int], count: int, seed
 def _lookup(table: dict[int, int], keys: np.ndarray) -> np.ndarray:
     values = np.zeros(int(keys.max(initial=0)) + 1, dtype=np.int64)
     for k, v in table.items():
-        values[k] = v
+        # Pools such as 5^30 exceed int64; any count above 2^62 is unreachable anyway.
+        values[k] = min(v, 1 << 62)
     return values[keys]
 
 
