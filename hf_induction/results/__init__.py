@@ -1,0 +1,51 @@
+"""The results folder: a Hub dataset repo of the journal, the nstar and the kappa tables.
+
+Layout of ``DIR`` (``load_dataset(DIR, "nstar" | "kappa" | "journal")`` reads it)::
+
+    README.md        configs + declared column types (rank 0 writes it, atomically)
+    protocol.json    what every result depends on; another protocol is refused
+    journal/rank<r>.jsonl   one line per finished training run
+    nstar/rank<r>.jsonl     one NstarRow per finished search
+    kappa/rank<r>.jsonl     one KappaRow per κ
+
+Wiring in the CLI (rank = PartialState().process_index)::
+
+    folder = ResultsFolder(out, rank=rank)
+    phash = folder.check_protocol(protocol, force=args.force)    # main process first
+    cell = dict(dataset=ds, config=cfg, model=m, model_config_hash=mch, protocol=phash)
+    skey = run_key(kind="search", **cell)
+    if (row := folder.find_search(skey)) is None:               # finished searches skip
+        def probe(n):                                           # one run per (lr, seed)
+            rkey = run_key(kind="run", n=n, lr=lr, seed=seed, **cell)
+            rec = folder.find_run(rkey) or folder.append_run(rkey, train(...))
+            ...                                                 # -> ProbeOutcome
+        result = run_search(probe, pool_size, settings)
+        row = NstarRow.from_search(result, settings, key=skey, ...)
+        folder.append_nstar(row)
+    folder.append_kappa(KappaRow.build(key=kkey, by_length=rows_by_n, joint=joint_row))
+    write_table(folder.read_kappa(), KAPPA_COLUMNS, file=sys.stdout)
+
+A rerun repeats the (deterministic) search from its start; every probe it already ran is
+answered from the journal, so no finished training run is repeated.
+"""
+
+from .folder import ResultsFolder
+from .jsonl import CorruptLineWarning
+from .keys import run_key, stable_hash
+from .protocol import ProtocolMismatch, diff_protocols
+from .render import KAPPA_COLUMNS, NSTAR_COLUMNS, write_table
+from .rows import KappaRow, NstarRow
+
+__all__ = [
+    "KAPPA_COLUMNS",
+    "NSTAR_COLUMNS",
+    "CorruptLineWarning",
+    "KappaRow",
+    "NstarRow",
+    "ProtocolMismatch",
+    "ResultsFolder",
+    "diff_protocols",
+    "run_key",
+    "stable_hash",
+    "write_table",
+]

@@ -1,0 +1,47 @@
+"""The README.md that makes a results folder a Hub dataset repo with three configs."""
+
+from __future__ import annotations
+
+import yaml
+
+from .rows import KappaRow, NstarRow, features_yaml
+
+_BODY = """
+# hf-induction results
+
+Results of the N* search and the sharing factor κ
+("On the 'Induction Bias' in Sequence Models", arXiv 2602.18333).
+
+- `nstar`: one row per finished search: N* (`n_star`, the smallest succeeding training-set
+  size; null when even the largest size tried failed) and `largest_failing`, so the true
+  N* lies in (largest_failing, n_star]. `probes` is a JSON list of every probe with its runs.
+- `kappa`: one row per κ = Σ_n N*_n / N*_joint, with bounds from the search brackets.
+- `journal`: one row per finished training run, as the trainer recorded it.
+
+`protocol.json` holds what every result here depends on (ε, grid, budget, search settings).
+
+```python
+from datasets import load_dataset
+nstar = load_dataset("<this folder or repo>", "nstar", split="train")
+```
+"""
+
+
+def render_card() -> str:
+    metadata = {
+        "configs": [
+            {"config_name": "nstar", "data_files": [{"split": "train", "path": "nstar/*.jsonl"}]},
+            {"config_name": "kappa", "data_files": [{"split": "train", "path": "kappa/*.jsonl"}]},
+            {
+                "config_name": "journal",
+                "data_files": [{"split": "train", "path": "journal/*.jsonl"}],
+            },
+        ],
+        # Declared types keep a column typed even when every row so far holds null.
+        "dataset_info": [
+            {"config_name": "nstar", "features": features_yaml(NstarRow)},
+            {"config_name": "kappa", "features": features_yaml(KappaRow)},
+        ],
+    }
+    front = yaml.safe_dump(metadata, sort_keys=False)
+    return f"---\n{front}---\n{_BODY}"

@@ -1,0 +1,116 @@
+"""A results folder laid out as a Hub dataset repo: journal, nstar and kappa tables."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .card import render_card
+from .jsonl import atomic_write_text, clean
+from .keys import stable_hash
+from .protocol import ProtocolMismatch, diff_protocols
+from .ranked import RankedJsonl
+from .rows import KappaRow, NstarRow
+
+
+class ResultsFolder:
+    """``DIR/{README.md, protocol.json, journal/, nstar/, kappa/}``.
+
+    Each table is one JSONL file per process (``rank<r>.jsonl``), so processes never
+    write the same file; only rank 0 writes README.md and protocol.json, each atomically.
+    Appends are flushed and fsynced before returning, so a killed process loses at most
+    the line it was writing, and readers skip such a line with a warning.
+    """
+
+    def __init__(self, path: str | Path, rank: int = 0) -> None:
+        self.path = Path(path)
+        self.rank = rank
+        self.journal = RankedJsonl(self.path / "journal", rank)
+        self.nstar = RankedJsonl(self.path / "nstar", rank)
+        self.kappa = RankedJsonl(self.path / "kappa", rank)
+        for table in (self.journal, self.nstar, self.kappa):
+            table.directory.mkdir(parents=True, exist_ok=True)
+        if rank == 0:
+            self._write_card()
+
+    @property
+    def protocol_file(self) -> Path:
+        return self.path / "protocol.json"
+
+    def _write_card(self) -> None:
+        card = self.path / "README.md"
+        text = render_card()
+        if not card.exists() or card.read_text(encoding="utf-8") != text:
+            atomic_write_text(card, text)
+
+    def read_protocol(self) -> dict[str, Any] | None:
+        if not self.protocol_file.exists():
+            return None
+        return json.loads(self.protocol_file.read_text(encoding="utf-8"))
+
+    def check_protocol(self, protocol: Mapping[str, Any], force: bool = False) -> str:
+        """Refuse a folder made under another protocol; record the protocol if absent.
+
+        Returns the protocol's hash (to put in run keys and rows). Raises ProtocolMismatch
+        listing the differing keys, unless ``force``, which replaces protocol.json. Only
+        rank 0 writes: call this on the main process first, then on the others.
+        """
+        # Compare as stored JSON, so a tuple and the list read back count as equal.
+        given = clean(protocol)
+        held = self.read_protocol()
+        if held != given:
+            if held is not None:
+                differences = diff_protocols(held, given)
+                if not force:
+                    raise ProtocolMismatch(self.protocol_file, differences)
+                warnings.warn(
+                    f"{self.protocol_file}: replacing the protocol (forced); differing keys: "
+                    + ", ".join(differences),
+                    stacklevel=2,
+                )
+            if self.rank == 0:
+                text = json.dumps(given, indent=2, sort_keys=True, allow_nan=False) + "\n"
+                atomic_write_text(self.protocol_file, text)
+        return stable_hash(given)
+
+    def append_run(self, key: str, record: Mapping[str, Any]) -> dict[str, Any]:
+        """Journal one finished training run under ``key``; returns the row as stored."""
+        if "key" in record and record["key"] != key:
+            raise ValueError(f"record carries key {record['key']!r}, not {key!r}")
+        row = clean({**record, "key": key})
+        self.journal.append(row)
+        return row
+
+    def find_run(self, key: str) -> dict[str, Any] | None:
+        return self.journal.find(key)
+
+    def read_journal(self) -> list[dict[str, Any]]:
+        return self.journal.read()
+
+    def append_nstar(self, row: NstarRow) -> None:
+        self.nstar.append(row.to_dict())
+
+    def find_search(self, key: str) -> NstarRow | None:
+        found = self.nstar.find(key)
+        return None if found is None else NstarRow.from_dict(found)
+
+    def read_nstar(self) -> list[NstarRow]:
+        return [NstarRow.from_dict(row) for row in self.nstar.read()]
+
+    def append_kappa(self, row: KappaRow) -> None:
+        self.kappa.append(row.to_dict())
+
+    def find_kappa(self, key: str) -> KappaRow | None:
+        found = self.kappa.find(key)
+        return None if found is None else KappaRow.from_dict(found)
+
+    def read_kappa(self) -> list[KappaRow]:
+        return [KappaRow.from_dict(row) for row in self.kappa.read()]
+
+    def refresh(self) -> None:
+        """Forget the key indexes, so the next lookup sees other processes' new rows."""
+        for table in (self.journal, self.nstar, self.kappa):
+            table.refresh()

@@ -1,0 +1,114 @@
+"""Strict JSON lines on disk: durable appends, tolerant reads, atomic whole-file writes."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import uuid
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+
+class CorruptLineWarning(UserWarning):
+    """A JSONL line that could not be read (a killed process leaves half a line)."""
+
+
+def clean(obj: Any) -> Any:
+    """Plain JSON values only: tuples become lists, non-finite floats become None.
+
+    Strict JSON has no NaN or Infinity, and ``load_dataset`` refuses them, so a diverged
+    loss is stored as null; the run's recorded reason says why.
+    """
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, Mapping):
+        return {str(k): clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    return obj
+
+
+def to_json(obj: Any, *, sort_keys: bool = False) -> str:
+    """One line of strict JSON."""
+    return json.dumps(clean(obj), sort_keys=sort_keys, separators=(",", ":"), allow_nan=False)
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line and make it durable before returning (flush, then fsync)."""
+    # One write call for the whole line keeps a crash to at most one partial last line.
+    with open(path, "ab") as f:
+        f.write(line.encode("utf-8") + b"\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def repair_tail(path: Path) -> None:
+    """Cut a partial last line (left by a killed writer) so the next append starts clean.
+
+    Only the file's own writer may call this: it truncates.
+    """
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    data = path.read_bytes()
+    if data.endswith(b"\n"):
+        return
+    keep = data.rfind(b"\n") + 1
+    warnings.warn(
+        f"{path}: dropping a partial last line ({len(data) - keep} bytes) left by an "
+        "interrupted write",
+        CorruptLineWarning,
+        stacklevel=3,
+    )
+    with open(path, "r+b") as f:
+        f.truncate(keep)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Every complete, valid JSON-object line of a file; anything else is skipped with a warning."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    # Text after the last newline is a line still being written, or one a crash cut short.
+    tail = lines.pop()
+    if tail.strip():
+        warnings.warn(
+            f"{path}: skipping an unterminated last line ({len(tail)} bytes)",
+            CorruptLineWarning,
+            stacklevel=2,
+        )
+    rows = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            row = None
+        if not isinstance(row, dict):
+            warnings.warn(
+                f"{path}:{number}: skipping a line that is not a JSON object",
+                CorruptLineWarning,
+                stacklevel=2,
+            )
+            continue
+        rows.append(row)
+    return rows
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write a whole file so readers see the old content or the new, never a mixture."""
+    # The temporary file sits beside the target: os.replace is atomic within one filesystem.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()

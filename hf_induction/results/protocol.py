@@ -1,0 +1,44 @@
+"""The protocol a results folder was made under, and what differs from another."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+_ABSENT = "<absent>"
+
+
+class ProtocolMismatch(ValueError):
+    """The results folder holds results of another protocol; mixing them would be wrong."""
+
+    def __init__(self, path: Path, differences: Mapping[str, tuple[Any, Any]]) -> None:
+        self.path = path
+        self.differences = dict(differences)
+        lines = [f"  {key}: folder has {old!r}, this run has {new!r}"
+                 for key, (old, new) in sorted(self.differences.items())]
+        super().__init__(
+            f"{path} was written under another protocol; differing keys:\n"
+            + "\n".join(lines)
+            + "\nUse another output folder, or force (--force) to replace the protocol."
+        )
+
+
+def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
+    # Dotted keys name the exact setting that differs, e.g. "search.rtol".
+    if isinstance(obj, Mapping) and obj:
+        out: dict[str, Any] = {}
+        for key, value in obj.items():
+            out.update(_flatten(value, f"{prefix}{key}."))
+        return out
+    return {prefix[:-1]: obj}
+
+
+def diff_protocols(held: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, tuple]:
+    """{dotted key: (held value, given value)} for every key whose value differs."""
+    old, new = _flatten(held), _flatten(given)
+    return {
+        key: (old.get(key, _ABSENT), new.get(key, _ABSENT))
+        for key in sorted(old.keys() | new.keys())
+        if old.get(key, _ABSENT) != new.get(key, _ABSENT)
+    }

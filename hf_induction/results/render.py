@@ -1,0 +1,68 @@
+"""Plain-text tables of results rows, valid Markdown, for the CLI's final print."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, TextIO
+
+NSTAR_COLUMNS: tuple[str, ...] = (
+    "dataset", "config", "model", "search_mode", "n_star", "largest_failing", "converged",
+    "num_probes", "total_steps", "wall_s",
+)
+KAPPA_COLUMNS: tuple[str, ...] = (
+    "dataset", "config", "model", "search_mode", "nstar_by_length", "nstar_joint", "kappa",
+    "kappa_low", "kappa_high",
+)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_cell(v).replace(",", "") for v in value)
+    return str(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def write_table(
+    rows: Sequence[Mapping[str, Any] | Any],
+    columns: Sequence[str] | None = None,
+    file: TextIO | None = None,
+) -> str:
+    """Render rows (dicts or dataclass rows) as an aligned Markdown table.
+
+    Columns default to the first row's keys (no rows and no columns: an empty string);
+    numbers are right-aligned, None shows as "-".
+    Writes the table to ``file`` when given, and returns it either way.
+    """
+    dicts = [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r) for r in rows]
+    if columns is None:
+        columns = list(dicts[0]) if dicts else []
+    if not columns:
+        return ""
+    cells = [[_cell(d.get(c)) for c in columns] for d in dicts]
+    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+    right = [bool(dicts) and all(_is_number(d.get(c)) or d.get(c) is None for d in dicts)
+             for c in columns]
+
+    def line(values: Sequence[str]) -> str:
+        padded = [v.rjust(w) if r else v.ljust(w)
+                  for v, w, r in zip(values, widths, right, strict=True)]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join(("-" * (w + 1) + ":") if r else ("-" * (w + 2))
+                          for w, r in zip(widths, right, strict=True)) + "|"
+    text = "\n".join([line(list(columns)), rule, *(line(row) for row in cells)]) + "\n"
+    if file is not None:
+        file.write(text)
+    return text

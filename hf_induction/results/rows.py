@@ -1,0 +1,222 @@
+"""The rows of the nstar and kappa tables, with the column types the dataset card declares.
+
+Every column has one type in every row (None-able ints stay int64), and the probes with
+their runs, whose shape the trainer decides, are one JSON string column, so
+``load_dataset(DIR, "nstar")`` never meets two schemas.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from datetime import datetime, timezone
+from typing import Any
+
+from .. import __version__
+from ..search import ProbeOutcome, SearchResult, SearchSettings, kappa, kappa_bounds
+from .jsonl import to_json
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class NstarRow:
+    """One finished search. ``probes`` is a JSON list of ProbeOutcome dicts with their runs."""
+
+    key: str
+    dataset: str
+    config: str
+    model: str
+    model_config_hash: str
+    search_mode: str
+    pool_size: int
+    n_cap: int
+    n_star: int | None
+    largest_failing: int | None
+    converged: bool
+    num_probes: int
+    total_steps: int
+    probes: str
+    search_settings: str
+    epsilon: float
+    protocol_hash: str
+    package_version: str
+    git_commit: str
+    hardware: str
+    wall_s: float
+    finished_at: str
+
+    @classmethod
+    def from_search(
+        cls,
+        result: SearchResult,
+        settings: SearchSettings,
+        *,
+        key: str,
+        dataset: str,
+        config: str,
+        model: str,
+        model_config_hash: str,
+        epsilon: float,
+        protocol_hash: str,
+        git_commit: str = "",
+        hardware: str = "",
+        wall_s: float | None = None,
+        package_version: str = __version__,
+        finished_at: str | None = None,
+    ) -> NstarRow:
+        """The row for ``result``; wall_s defaults to the probes' summed wall time."""
+        return cls(
+            key=key,
+            dataset=dataset,
+            config=config,
+            model=model,
+            model_config_hash=model_config_hash,
+            search_mode=result.mode,
+            pool_size=result.pool_size,
+            n_cap=result.n_cap,
+            n_star=result.n_star,
+            largest_failing=result.largest_failing,
+            converged=result.converged,
+            num_probes=result.num_probes,
+            total_steps=result.total_steps,
+            probes=to_json([p.to_dict() for p in result.probes]),
+            search_settings=to_json(settings.to_dict(), sort_keys=True),
+            epsilon=float(epsilon),
+            protocol_hash=protocol_hash,
+            package_version=package_version,
+            git_commit=git_commit,
+            hardware=hardware,
+            wall_s=float(result.wall_s if wall_s is None else wall_s),
+            finished_at=finished_at or _now(),
+        )
+
+    @property
+    def bracket(self) -> tuple[int | None, int | None]:
+        """(largest_failing, n_star), as ``kappa_bounds`` takes it."""
+        return self.largest_failing, self.n_star
+
+    def probe_outcomes(self) -> tuple[ProbeOutcome, ...]:
+        return tuple(ProbeOutcome.from_dict(p) for p in json.loads(self.probes))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> NstarRow:
+        return _from_dict(cls, data)
+
+
+@dataclass(frozen=True)
+class KappaRow:
+    """One κ: N*_n for each length (in ``lengths`` order) and N*_joint.
+
+    kappa is None when some N* is None (undefined); kappa_high is None when unbounded.
+    """
+
+    key: str
+    dataset: str
+    config: str
+    model: str
+    model_config_hash: str
+    search_mode: str
+    lengths: tuple[int, ...]
+    nstar_by_length: tuple[int | None, ...]
+    largest_failing_by_length: tuple[int | None, ...]
+    nstar_joint: int | None
+    largest_failing_joint: int | None
+    kappa: float | None
+    kappa_low: float | None
+    kappa_high: float | None
+    epsilon: float
+    protocol_hash: str
+    package_version: str
+    git_commit: str
+    finished_at: str
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        key: str,
+        by_length: Mapping[int, NstarRow],
+        joint: NstarRow,
+        git_commit: str = "",
+        package_version: str = __version__,
+        finished_at: str | None = None,
+    ) -> KappaRow:
+        """κ from the nstar rows of each fixed length n and of the joint (uniform) config.
+
+        Dataset, config (the joint one), model, search mode, ε and protocol come from
+        ``joint``.
+        """
+        lengths = tuple(sorted(by_length))
+        value = kappa({n: by_length[n].n_star for n in lengths}, joint.n_star)
+        low, high = kappa_bounds({n: by_length[n].bracket for n in lengths}, joint.bracket)
+        return cls(
+            key=key,
+            dataset=joint.dataset,
+            config=joint.config,
+            model=joint.model,
+            model_config_hash=joint.model_config_hash,
+            search_mode=joint.search_mode,
+            lengths=lengths,
+            nstar_by_length=tuple(by_length[n].n_star for n in lengths),
+            largest_failing_by_length=tuple(by_length[n].largest_failing for n in lengths),
+            nstar_joint=joint.n_star,
+            largest_failing_joint=joint.largest_failing,
+            kappa=None if math.isnan(value) else value,
+            kappa_low=low,
+            kappa_high=None if math.isinf(high) else high,
+            epsilon=joint.epsilon,
+            protocol_hash=joint.protocol_hash,
+            package_version=package_version,
+            git_commit=git_commit,
+            finished_at=finished_at or _now(),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> KappaRow:
+        return _from_dict(cls, data)
+
+
+def _from_dict(cls: type, data: Mapping[str, Any]) -> Any:
+    missing = [f.name for f in fields(cls) if f.name not in data]
+    if missing:
+        raise ValueError(f"a {cls.__name__} needs {', '.join(missing)}")
+    # JSON gives lists where the row holds tuples; frozen rows compare equal only as tuples.
+    return cls(**{
+        f.name: tuple(data[f.name]) if isinstance(data[f.name], list) else data[f.name]
+        for f in fields(cls)
+    })
+
+
+_DTYPES = {str: "string", bool: "bool", int: "int64", float: "float64"}
+
+
+def _dtype(tp: Any) -> tuple[str, str]:
+    # (YAML key, dtype): a plain value, or a list of one.
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        (tp,) = [a for a in typing.get_args(tp) if a is not type(None)]
+    if typing.get_origin(tp) is tuple:
+        return "list", _dtype(typing.get_args(tp)[0])[1]
+    return "dtype", _DTYPES[tp]
+
+
+def features_yaml(cls: type) -> list[dict[str, str]]:
+    """The ``dataset_info.features`` list of a dataset card for one row class."""
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in fields(cls):
+        yaml_key, dtype = _dtype(hints[f.name])
+        out.append({"name": f.name, yaml_key: dtype})
+    return out

@@ -1,0 +1,74 @@
+"""protocol.json: recorded once, another protocol refused unless forced; atomic writes."""
+
+import json
+import os
+
+import pytest
+
+from hf_induction.results import ProtocolMismatch, ResultsFolder, diff_protocols
+from hf_induction.results.jsonl import atomic_write_text
+
+PROTOCOL = {
+    "epsilon": 1e-4,
+    "grid": {"lr": (1e-3, 1e-4, 1e-5), "seed": (10, 20, 30, 40, 50)},
+    "max_steps": 2000,
+    "search": {"mode": "refined", "rtol": 0.1},
+    "package_version": "0.1.0",
+}
+
+
+def _no_tmp_files(root):
+    return not [p for p in root.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_protocol_is_written_once_and_accepted_again(tmp_path):
+    folder = ResultsFolder(tmp_path)
+    h = folder.check_protocol(PROTOCOL)
+    assert json.loads((tmp_path / "protocol.json").read_text())["epsilon"] == 1e-4
+    assert ResultsFolder(tmp_path).check_protocol(dict(PROTOCOL)) == h
+    assert _no_tmp_files(tmp_path)
+
+
+def test_another_protocol_is_refused_with_the_differing_keys(tmp_path):
+    ResultsFolder(tmp_path).check_protocol(PROTOCOL)
+    other = {**PROTOCOL, "epsilon": 1e-3, "search": {"mode": "paper", "rtol": 0.1}}
+    with pytest.raises(ProtocolMismatch) as info:
+        ResultsFolder(tmp_path).check_protocol(other)
+    assert set(info.value.differences) == {"epsilon", "search.mode"}
+    assert "epsilon" in str(info.value) and "search.mode" in str(info.value)
+    assert ResultsFolder(tmp_path).read_protocol()["epsilon"] == 1e-4
+
+
+def test_force_replaces_the_protocol(tmp_path):
+    ResultsFolder(tmp_path).check_protocol(PROTOCOL)
+    other = {**PROTOCOL, "max_steps": 10}
+    with pytest.warns(UserWarning, match="max_steps"):
+        ResultsFolder(tmp_path).check_protocol(other, force=True)
+    assert ResultsFolder(tmp_path).read_protocol()["max_steps"] == 10
+
+
+def test_only_rank_zero_writes_shared_files(tmp_path):
+    ResultsFolder(tmp_path, rank=1).check_protocol(PROTOCOL)
+    assert not (tmp_path / "protocol.json").exists()
+    assert not (tmp_path / "README.md").exists()
+    ResultsFolder(tmp_path, rank=0)
+    assert (tmp_path / "README.md").exists()
+
+
+def test_diff_names_added_and_removed_keys():
+    diff = diff_protocols({"a": 1, "b": {"c": 2}}, {"a": 1, "b": {"d": 2}})
+    assert diff == {"b.c": (2, "<absent>"), "b.d": ("<absent>", 2)}
+
+
+def test_atomic_write_leaves_old_content_and_no_tmp_on_failure(tmp_path, monkeypatch):
+    target = tmp_path / "f.json"
+    atomic_write_text(target, "old")
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        atomic_write_text(target, "new")
+    assert target.read_text() == "old"
+    assert _no_tmp_files(tmp_path)

@@ -1,0 +1,105 @@
+"""nstar and kappa rows: built from searches, found for resume, loaded by `load_dataset`."""
+
+import datasets
+import pytest
+
+from hf_induction.results import (
+    KAPPA_COLUMNS,
+    NSTAR_COLUMNS,
+    KappaRow,
+    NstarRow,
+    ResultsFolder,
+    run_key,
+    write_table,
+)
+from hf_induction.search import ProbeOutcome, SearchSettings, refined_search
+
+SETTINGS = SearchSettings(mode="refined", n_max=4096)
+
+
+def _nstar_row(config, threshold, pool=1000):
+    def probe(n):
+        ok = n >= threshold
+        return ProbeOutcome(n=n, success=ok, best_val_loss=1e-5 if ok else float("inf"),
+                            steps=50, runs=({"lr": 1e-3, "seed": 10, "success": ok},),
+                            wall_s=0.5)
+
+    result = refined_search(probe, pool, SETTINGS)
+    return NstarRow.from_search(
+        result, SETTINGS, key=run_key(kind="search", config=config), dataset="modadd",
+        config=config, model="lstm", model_config_hash="abc", epsilon=1e-4,
+        protocol_hash="p0", git_commit="deadbeef", hardware="cpu",
+    )
+
+
+def test_nstar_row_from_a_search(tmp_path):
+    row = _nstar_row("acot_L5", 40)
+    assert row.largest_failing < 40 <= row.n_star and row.converged
+    assert row.wall_s == 0.5 * row.num_probes and row.search_mode == "refined"
+    assert row.probe_outcomes()[0].n == 16
+    folder = ResultsFolder(tmp_path)
+    folder.append_nstar(row)
+    # A rerun finds the finished search and skips it.
+    assert ResultsFolder(tmp_path).find_search(row.key) == row
+    assert ResultsFolder(tmp_path).find_search("missing") is None
+    assert folder.read_nstar() == [row]
+
+
+def test_kappa_row(tmp_path):
+    by_length = {n: _nstar_row(f"acot_L{n}", 10 * n) for n in (2, 3)}
+    joint = _nstar_row("acot_L3_uniform", 40)
+    row = KappaRow.build(key="k", by_length=by_length, joint=joint)
+    assert row.lengths == (2, 3)
+    assert row.kappa == pytest.approx(sum(r.n_star for r in by_length.values()) / joint.n_star)
+    assert row.kappa_low <= 50 / 40 <= row.kappa_high
+    unlearnable = {2: by_length[2], 3: _nstar_row("acot_L3", 10**6)}
+    open_row = KappaRow.build(key="k2", by_length=unlearnable, joint=joint)
+    assert open_row.kappa is None and open_row.kappa_high is None
+    assert open_row.nstar_by_length == (by_length[2].n_star, None)
+    folder = ResultsFolder(tmp_path)
+    folder.append_kappa(row)
+    folder.append_kappa(open_row)
+    assert ResultsFolder(tmp_path).read_kappa() == [row, open_row]
+    assert folder.find_kappa("k2") == open_row
+
+
+def test_load_dataset_reads_every_config(tmp_path):
+    r0, r1 = ResultsFolder(tmp_path, rank=0), ResultsFolder(tmp_path, rank=1)
+    # Rank 0's only row has nulls where rank 1's has ints: the card's types keep one schema.
+    unlearnable = _nstar_row("acot_L3", 10**6)
+    learnable = _nstar_row("acot_L2", 20)
+    r0.append_nstar(unlearnable)
+    r1.append_nstar(learnable)
+    r0.append_kappa(KappaRow.build(key="k", by_length={2: learnable, 3: unlearnable},
+                                   joint=learnable))
+    r1.append_kappa(KappaRow.build(key="k1", by_length={2: learnable}, joint=learnable))
+    r0.append_run("run0", {"n": 16, "success": False, "best_val_loss": 0.5})
+    cache = str(tmp_path / "cache")
+
+    nstar = datasets.load_dataset(str(tmp_path), "nstar", split="train", cache_dir=cache)
+    assert nstar.num_rows == 2
+    assert nstar.features["n_star"] == datasets.Value("int64")
+    assert sorted(nstar["n_star"], key=lambda v: v or 0) == [None, learnable.n_star]
+    kappa = datasets.load_dataset(str(tmp_path), "kappa", split="train", cache_dir=cache)
+    assert kappa.num_rows == 2
+    assert {r["key"]: r["kappa"] for r in kappa} == {"k": None, "k1": 1.0}
+    assert datasets.Features({"x": kappa.features["nstar_by_length"]}) == datasets.Features(
+        {"x": datasets.List(datasets.Value("int64"))}
+    )
+    journal = datasets.load_dataset(str(tmp_path), "journal", split="train", cache_dir=cache)
+    assert journal[0]["key"] == "run0"
+    assert not [p for p in tmp_path.rglob("*.tmp")]
+
+
+def test_write_table_renders_markdown():
+    rows = [_nstar_row("acot_L2", 20), _nstar_row("acot_L3", 10**6)]
+    text = write_table(rows, NSTAR_COLUMNS)
+    lines = text.splitlines()
+    assert len(lines) == 4 and lines[0].startswith("| dataset")
+    assert "acot_L2" in lines[2] and " - |" in lines[3]
+    assert lines[1].startswith("|---------|") and lines[1].endswith(":|")
+    assert len({len(line) for line in lines}) == 1
+    kappa = KappaRow.build(key="k", by_length={2: rows[0]}, joint=rows[0])
+    assert "1" in write_table([kappa], KAPPA_COLUMNS)
+    assert write_table([]) == ""
+    assert write_table([], ["n_star"]).splitlines() == ["| n_star |", "|--------|"]
