@@ -1,0 +1,136 @@
+"""Command line of the N* search: ``accelerate launch scripts/nstar.py ...``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..search import MODES, SearchSettings
+from ..tasks import DATASETS, TaskConfig
+from ..training import TrainSettings
+from .budgets import BUDGETS
+from .job import plan_jobs
+
+EXAMPLES = """examples:
+  accelerate launch scripts/nstar.py --dataset modadd --config acot_L10_uniform --model dense_ssm
+  accelerate launch scripts/nstar.py --dataset modadd --config acot_L5 --model dense_ssm lstm \\
+      --kappa --out results/
+  python scripts/kappa.py results/
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        # One line, naming what was wrong and what is allowed; nothing has been written.
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in text.split(","))
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(","))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ..models import MODEL_NAMES
+
+    p = _Parser(prog="nstar.py", description="Find N*, the minimal training-set size, and "
+                "the sharing factor kappa.", epilog=EXAMPLES,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dataset", required=True, choices=DATASETS)
+    p.add_argument("--config", required=True, nargs="+", metavar="NAME",
+                   help="task configs, e.g. acot_L10_uniform (grammar in the dataset card)")
+    p.add_argument("--model", nargs="+", default=["dense_ssm"], metavar="NAME",
+                   help=f"models: {', '.join(MODEL_NAMES)} or hf:PATH_OR_REPO_ID")
+    p.add_argument("--preset", choices=sorted(BUDGETS), default="cpu",
+                   help="budget and model sizes: cpu (tiny models, minutes) or paper")
+    p.add_argument("--search", choices=MODES, default="refined")
+    p.add_argument("--kappa", action="store_true",
+                   help="search N*_n for n = 2..L and N*_joint, then write kappa")
+    p.add_argument("--out", type=Path, default=Path("results"))
+    p.add_argument("--force", action="store_true",
+                   help="use an output folder recorded under another protocol")
+    p.add_argument("--full-grid", action="store_true",
+                   help="train every run of a probe even after one has succeeded")
+    g = p.add_argument_group("budget (defaults from --preset)")
+    g.add_argument("--max-steps", type=int)
+    g.add_argument("--eval-every", type=int)
+    g.add_argument("--batch-size", type=int)
+    g.add_argument("--epsilon", type=float)
+    g.add_argument("--lrs", type=_floats, help="comma-separated learning rates")
+    g.add_argument("--seeds", type=_ints, help="comma-separated seeds")
+    g.add_argument("--early-failure", type=int, metavar="STEPS", default=None,
+                   help="stop a run whose best validation loss has not halved in STEPS steps "
+                   "(off by default, and in the paper's protocol)")
+    s = p.add_argument_group("search")
+    s.add_argument("--rtol", type=float, default=0.1)
+    s.add_argument("--n-start", type=int)
+    s.add_argument("--n-max", type=int, help="largest N probed (default max_steps x batch)")
+    s.add_argument("--max-search-steps", type=int, default=20)
+    r = p.add_argument_group("run")
+    r.add_argument("--data-seed", type=int, default=0)
+    r.add_argument("--device", default=None, help="cpu or cuda[:i] (default: cuda if present)")
+    r.add_argument("--grid-mode", choices=("stacked", "sequential"), default="stacked")
+    r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--push-to-hub", metavar="ORG/REPO",
+                   help="upload the results folder to this Hub dataset repo when done")
+    return p
+
+
+def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):
+    """Validate everything before anything is written; errors go through parser.error."""
+    import torch
+
+    from ..models import build_config
+    from ..tasks import vocab_of
+    from .run import Campaign
+
+    budget = BUDGETS[args.preset]
+    try:
+        cells = [TaskConfig.parse(args.dataset, name) for name in args.config]
+        for model in args.model:
+            build_config(model, vocab_of(cells[0]).size, budget.model_preset)
+        device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        train = TrainSettings(
+            max_steps=args.max_steps or budget.max_steps,
+            batch_size=args.batch_size or budget.batch_size,
+            eval_every=args.eval_every or budget.eval_every,
+            epsilon=args.epsilon if args.epsilon is not None else budget.epsilon,
+            lrs=args.lrs or budget.lrs, seeds=args.seeds or budget.seeds,
+            stop_on_first_success=not args.full_grid, patience_steps=args.early_failure,
+            device=device, grid_mode=args.grid_mode,
+        )
+        search = SearchSettings(
+            mode=args.search, max_search_steps=args.max_search_steps,
+            n_max=args.n_max or train.max_steps * train.batch_size,
+            n_start=args.n_start or budget.n_start, rtol=args.rtol,
+        )
+    except ValueError as e:
+        parser.error(str(e))
+    jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed)
+    return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
+                    force=args.force, progress=not args.no_progress)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ..results import ProtocolMismatch
+    from .run import print_tables, run_campaign
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    campaign = campaign_from_args(args, parser)
+    try:
+        nstar, kappa = run_campaign(campaign)
+    except ProtocolMismatch as e:
+        print(f"nstar.py: error: {e} (pass --force to use this folder anyway)", file=sys.stderr)
+        return 2
+    if nstar:
+        print_tables(nstar, kappa)
+    if args.push_to_hub and nstar:
+        from ..hub import push_results
+
+        push_results(campaign.out, args.push_to_hub)
+    return 0

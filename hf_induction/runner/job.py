@@ -1,0 +1,51 @@
+"""A search job (one cell x one model) and the schedule the CLI asks for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..tasks import TaskConfig
+
+
+@dataclass(frozen=True)
+class SearchJob:
+    """One N* search: a task cell, a model and the seed of the cell's data."""
+
+    cell: TaskConfig
+    model: str
+    data_seed: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} {self.cell.dataset}/{self.cell}"
+
+
+def plan_jobs(cells: list[TaskConfig], models: list[str], kappa: bool,
+              data_seed: int = 0) -> list[SearchJob]:
+    """The searches to run, in order; with ``kappa``, N*_n for n = 2..L and N*_joint.
+
+    With ``kappa`` a config of any length law names the family: ``acot_L10`` and
+    ``acot_L10_uniform`` both schedule ``acot_L2`` .. ``acot_L10`` and ``acot_L10_uniform``.
+    """
+    jobs: list[SearchJob] = []
+    for cell in cells:
+        family = [cell.with_length(n) for n in range(2, cell.max_len + 1)] + [cell.joint()] \
+            if kappa else [cell]
+        for model in models:
+            for c in family:
+                job = SearchJob(c, model, data_seed)
+                if job not in jobs:
+                    jobs.append(job)
+    return jobs
+
+
+def kappa_groups(jobs: list[SearchJob]) -> dict[tuple[TaskConfig, str], list[SearchJob]]:
+    """The jobs of each κ: (joint cell, model) -> [fixed n = 2..L jobs]."""
+    groups = {}
+    for job in jobs:
+        if job.cell.dist == "uniform":
+            fixed = [SearchJob(job.cell.with_length(n), job.model, job.data_seed)
+                     for n in job.cell.lengths]
+            if all(f in jobs for f in fixed):
+                groups[(job.cell, job.model)] = fixed
+    return groups

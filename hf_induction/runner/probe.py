@@ -1,0 +1,87 @@
+"""A probe (N -> outcome) that trains the grid Φ and journals every run as it ends.
+
+Before training, each (lr, seed) run of size N is looked up in the results journal: a
+recorded run is reused, never retrained, and a recorded success decides the probe at once.
+So a search killed at any point resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+
+import torch
+
+from ..data import cell_arrays
+from ..results import ResultsFolder, run_key
+from ..search import ProbeOutcome
+from ..tasks import train_pool_size
+from ..training import RunResult, TrainData, TrainSettings, train_grid
+from .job import SearchJob
+
+
+class JournalProbe:
+    """Train-or-recall the grid at size N for one search job."""
+
+    def __init__(self, job: SearchJob, folder: ResultsFolder, settings: TrainSettings,
+                 model_factory: Callable[[], torch.nn.Module], key_fields: dict,
+                 on_run: Callable[[dict], None] | None = None):
+        self.job = job
+        self.folder = folder
+        self.settings = settings
+        self.model_factory = model_factory
+        self.key_fields = key_fields
+        self.on_run = on_run
+        self.pool_size = train_pool_size(job.cell)
+        self._data: TrainData | None = None
+
+    def run_key(self, n: int, lr: float, seed: int) -> str:
+        return run_key(kind="run", n=int(n), lr=float(lr), seed=int(seed), **self.key_fields)
+
+    def data(self, n: int) -> TrainData:
+        """Tensors holding at least the first ``n`` training rows.
+
+        Generation is prefix-stable, so the pool is regenerated larger (doubling) only when
+        a probe asks for more rows than are held.
+        """
+        if self._data is None or self._data.pool_size < n:
+            rows = min(self.pool_size, max(n, 2 * (self._data.pool_size if self._data else 0)))
+            arrays = cell_arrays(self.job.cell, self.job.data_seed, rows)
+            self._data = TrainData(
+                torch.from_numpy(arrays.train_input_ids), torch.from_numpy(arrays.train_labels),
+                torch.from_numpy(arrays.val_input_ids), torch.from_numpy(arrays.val_labels),
+            )
+        return self._data
+
+    def _record(self, n: int, result: RunResult) -> dict:
+        row = self.folder.append_run(self.run_key(n, result.lr, result.seed),
+                                     {**self.key_fields, "n": n, **asdict(result)})
+        if self.on_run is not None:
+            self.on_run(row)
+        return row
+
+    def __call__(self, n: int) -> ProbeOutcome:
+        start = time.perf_counter()
+        grid = self.settings.grid
+        recorded = {p: r for p in grid if (r := self.folder.find_run(self.run_key(n, *p)))}
+        decided = self.settings.stop_on_first_success and any(
+            r["success"] for r in recorded.values())
+        if not decided and len(recorded) < len(grid):
+            results = train_grid(self.model_factory, self.data(n), n, self.settings,
+                                 on_run_done=lambda r: recorded.__setitem__(
+                                     (r.lr, r.seed), self._record(n, r)),
+                                 skip=set(recorded))
+            # A trainer that returns without calling back still gets every run journaled.
+            for r in results:
+                if (r.lr, r.seed) not in recorded:
+                    recorded[(r.lr, r.seed)] = self._record(n, r)
+        runs = tuple(recorded[p] for p in grid if p in recorded)
+        losses = [r["best_val_loss"] for r in runs if r["best_val_loss"] is not None]
+        return ProbeOutcome(
+            n=n, success=any(r["success"] for r in runs),
+            best_val_loss=min(losses, default=math.inf),
+            steps=sum(int(r["steps"]) for r in runs), runs=runs,
+            wall_s=time.perf_counter() - start,
+        )

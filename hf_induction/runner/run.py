@@ -1,0 +1,177 @@
+"""Run a campaign of searches across Accelerate processes, then write the κ rows."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from .. import __version__
+from ..models import build_config, model_config_hash
+from ..results import KAPPA_COLUMNS, NSTAR_COLUMNS, KappaRow, NstarRow, ResultsFolder, run_key
+from ..search import ProbeOutcome, SearchSettings, run_search
+from ..tasks import GENERATOR_VERSION, vocab_of
+from ..training import TrainSettings
+from .job import SearchJob, kappa_groups
+from .probe import JournalProbe
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """Everything a set of searches depends on; the protocol is the part results share."""
+
+    jobs: tuple[SearchJob, ...]
+    train: TrainSettings
+    search: SearchSettings
+    model_preset: str
+    out: Path
+    model_overrides: dict = field(default_factory=dict)
+    force: bool = False
+    progress: bool = True
+
+    def protocol(self) -> dict:
+        """What makes results comparable: a folder holds results of one protocol only."""
+        train = asdict(self.train)
+        # Where and how the grid is computed does not change what it computes.
+        for key in ("device", "grid_mode", "eval_batch_size"):
+            train.pop(key)
+        return {"train": train, "search": self.search.to_dict(),
+                "generator_version": GENERATOR_VERSION}
+
+
+def _git_commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, cwd=Path(__file__).parent, timeout=5)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def _hardware(device: str) -> str:
+    import torch
+
+    if device.startswith("cuda") and torch.cuda.is_available():
+        return torch.cuda.get_device_name(torch.device(device))
+    return f"{platform.machine()} cpu x{torch.get_num_threads()} threads"
+
+
+def key_fields(job: SearchJob, campaign: Campaign, protocol_hash: str) -> dict:
+    config = build_config(job.model, vocab_of(job.cell).size, campaign.model_preset,
+                          **campaign.model_overrides)
+    return {"dataset": job.cell.dataset, "config": str(job.cell), "model": job.model,
+            "model_config_hash": model_config_hash(config), "protocol": protocol_hash,
+            "data_seed": job.data_seed}
+
+
+def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
+               protocol_hash: str, position: int = 0) -> NstarRow:
+    """The N* search of one job, answered from the results folder when already finished."""
+    from transformers import AutoModelForCausalLM
+
+    fields = key_fields(job, campaign, protocol_hash)
+    skey = run_key(kind="search", **fields)
+    if (row := folder.find_search(skey)) is not None:
+        return row
+    config = build_config(job.model, vocab_of(job.cell).size, campaign.model_preset,
+                          **campaign.model_overrides)
+    grid_size = len(campaign.train.grid)
+    bar = tqdm(desc=job.label, unit="run", position=position, leave=True,
+               disable=not campaign.progress, dynamic_ncols=True)
+    state = {"n": 0, "done": 0, "best": float("inf")}
+
+    def on_run(row: dict) -> None:
+        state["done"] += 1
+        if row.get("best_val_loss") is not None:
+            state["best"] = min(state["best"], row["best_val_loss"])
+        bar.update()
+        bar.set_postfix_str(f"N={state['n']} best={state['best']:.2e} "
+                            f"runs left={grid_size - state['done']}")
+
+    probe = JournalProbe(job, folder, campaign.train,
+                         lambda: AutoModelForCausalLM.from_config(config), fields, on_run)
+
+    def traced(n: int) -> ProbeOutcome:
+        state.update(n=n, done=0)
+        bar.set_postfix_str(f"N={n} best={state['best']:.2e} runs left={grid_size}")
+        outcome = probe(n)
+        bar.write(f"  {job.label}: N={n:>9,} {'success' if outcome.success else 'failure'} "
+                  f"(best val loss {outcome.best_val_loss:.2e}, {outcome.steps:,} steps)")
+        return outcome
+
+    start = time.perf_counter()
+    result = run_search(traced, probe.pool_size, campaign.search)
+    bar.close()
+    row = NstarRow.from_search(
+        result, campaign.search, key=skey, dataset=job.cell.dataset, config=str(job.cell),
+        model=job.model, model_config_hash=fields["model_config_hash"],
+        epsilon=campaign.train.epsilon, protocol_hash=protocol_hash, git_commit=_git_commit(),
+        hardware=_hardware(campaign.train.device), wall_s=time.perf_counter() - start,
+    )
+    folder.append_nstar(row)
+    return row
+
+
+def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: str
+                     ) -> list[KappaRow]:
+    """κ for every (joint cell, model) whose N*_n and N*_joint are all recorded."""
+    rows = []
+    for (joint_cell, model), fixed in kappa_groups(list(campaign.jobs)).items():
+        joint = SearchJob(joint_cell, model, fixed[0].data_seed)
+        searches = {j: folder.find_search(run_key(kind="search",
+                                                  **key_fields(j, campaign, protocol_hash)))
+                    for j in [*fixed, joint]}
+        if any(s is None for s in searches.values()):
+            continue
+        kfields = key_fields(joint, campaign, protocol_hash)
+        kkey = run_key(kind="kappa", **kfields)
+        row = folder.find_kappa(kkey)
+        if row is None:
+            row = KappaRow.build(key=kkey, by_length={j.cell.max_len: searches[j] for j in fixed},
+                                 joint=searches[joint])
+            folder.append_kappa(row)
+        rows.append(row)
+    return rows
+
+
+def run_campaign(campaign: Campaign) -> tuple[list[NstarRow], list[KappaRow]]:
+    """Run the jobs split across Accelerate processes; the main process writes κ.
+
+    Returns (nstar rows, kappa rows) of this campaign on the main process, and the rows of
+    this process's own searches elsewhere.
+    """
+    from accelerate import PartialState
+
+    state = PartialState(cpu=campaign.train.device == "cpu")
+    folder = ResultsFolder(campaign.out, rank=state.process_index)
+    # The main process records the protocol (or refuses a folder of another one) first.
+    with state.main_process_first():
+        protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
+    with state.split_between_processes(list(campaign.jobs)) as mine:
+        rows = [search_one(job, campaign, folder, protocol_hash, position=state.process_index)
+                for job in mine]
+    state.wait_for_everyone()
+    if not state.is_main_process:
+        return rows, []
+    folder.refresh()
+    nstar = [folder.find_search(run_key(kind="search", **key_fields(j, campaign, protocol_hash)))
+             for j in campaign.jobs]
+    return [r for r in nstar if r is not None], write_kappa_rows(campaign, folder, protocol_hash)
+
+
+def print_tables(nstar: list[NstarRow], kappa: list[KappaRow], file=sys.stdout) -> None:
+    from ..results import write_table
+
+    print("\nN* (the true N* lies in (largest_failing, n_star]):", file=file)
+    write_table(nstar, NSTAR_COLUMNS, file=file)
+    if kappa:
+        print("\nκ = Σ N*_n / N*_joint:", file=file)
+        write_table(kappa, KAPPA_COLUMNS, file=file)
+
+
+__all__ = ["Campaign", "print_tables", "run_campaign", "search_one", "__version__"]
