@@ -1,0 +1,124 @@
+"""One builder for every model: Dense-SSM, LSTM, GPT-2, Mamba, or any transformers config."""
+
+import hashlib
+import json
+
+from transformers import (
+    AutoConfig,
+    AutoModelForCausalLM,
+    GPT2Config,
+    MambaConfig,
+    PreTrainedConfig,
+    PreTrainedModel,
+)
+
+from .dense_ssm import DenseSSMConfig
+from .lstm import LSTMConfig
+from .presets import PRESETS
+
+CONFIG_CLASSES: dict[str, type[PreTrainedConfig]] = {
+    "dense_ssm": DenseSSMConfig,
+    "lstm": LSTMConfig,
+    "gpt2": GPT2Config,
+    "mamba": MambaConfig,
+}
+MODEL_NAMES: tuple[str, ...] = tuple(CONFIG_CLASSES)
+HF_PREFIX = "hf:"
+
+# Fields that change on save/load or select a kernel, not the function the model computes.
+VOLATILE_CONFIG_FIELDS = frozenset(
+    {
+        "transformers_version",
+        "_name_or_path",
+        "name_or_path",
+        "architectures",
+        "auto_map",
+        "dtype",
+        "torch_dtype",
+        "use_cache",
+        "lstm_implementation",
+        "transition_kernel",
+        "_attn_implementation_autoset",
+        "output_attentions",
+        "output_hidden_states",
+        "return_dict",
+    }
+)
+
+
+def special_token_ids(vocab_size: int) -> dict[str, int]:
+    """BOS, EOS and PAD of the task token layout: elements 0..|G|-1, BOS, SEP, EOS, PAD."""
+    if vocab_size < 5:
+        raise ValueError(
+            "vocab_size must be at least 5 (one group element + BOS, SEP, EOS, PAD), "
+            f"got {vocab_size}"
+        )
+    return {
+        "bos_token_id": vocab_size - 4,
+        "eos_token_id": vocab_size - 2,
+        "pad_token_id": vocab_size - 1,
+    }
+
+
+def _check_overrides(config_class: type[PreTrainedConfig], overrides: dict, name: str) -> None:
+    known = set(getattr(config_class, "__dataclass_fields__", {})) | set(config_class.attribute_map)
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise ValueError(
+            f"unknown override(s) {unknown} for model {name!r}; "
+            f"allowed: {sorted(known - VOLATILE_CONFIG_FIELDS)}"
+        )
+
+
+def build_config(name: str, vocab_size: int, preset: str = "tiny", **overrides) -> PreTrainedConfig:
+    """The config `build_model` would use, without building the model."""
+    tokens = special_token_ids(vocab_size)
+    if name.startswith(HF_PREFIX):
+        path = name[len(HF_PREFIX) :]
+        base = AutoConfig.from_pretrained(path)
+        _check_overrides(type(base), overrides, name)
+        fields = {
+            k: v
+            for k, v in base.to_dict().items()
+            if k not in ("transformers_version", "model_type")
+        }
+        return type(base)(**{**fields, **tokens, **overrides, "vocab_size": vocab_size})
+    if name not in CONFIG_CLASSES:
+        raise ValueError(
+            f"unknown model {name!r}; allowed: {list(MODEL_NAMES)} or '{HF_PREFIX}PATH_OR_REPO_ID'"
+        )
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; allowed: {list(PRESETS)}")
+    config_class = CONFIG_CLASSES[name]
+    _check_overrides(config_class, overrides, name)
+    return config_class(
+        **{**PRESETS[preset][name], **tokens, **overrides, "vocab_size": vocab_size}
+    )
+
+
+def build_model(name: str, vocab_size: int, preset: str = "tiny", **overrides) -> PreTrainedModel:
+    """Build an untrained causal LM.
+
+    Args:
+        name: one of `MODEL_NAMES` ("dense_ssm", "lstm", "gpt2", "mamba"), or "hf:PATH_OR_REPO_ID"
+            for any `AutoConfig` (a folder with a config.json, or a Hub id); the preset is then
+            unused.
+        vocab_size: the task's vocabulary size, |G| + 4; BOS, EOS and PAD are set from it.
+        preset: one of `PRESETS` ("paper", "tiny").
+        **overrides: config fields that replace the preset's values.
+
+    Raises:
+        ValueError: unknown name, preset or override, or a vocabulary too small for the layout.
+    """
+    return AutoModelForCausalLM.from_config(build_config(name, vocab_size, preset, **overrides))
+
+
+def model_config_hash(model_or_config: PreTrainedModel | PreTrainedConfig) -> str:
+    """A short, stable hash of what a model computes, to key results by.
+
+    Fields that change on save/load (versions, paths, auto_map) or only pick a kernel are left out.
+    """
+    config = getattr(model_or_config, "config", model_or_config)
+    fields = {k: v for k, v in config.to_dict().items() if k not in VOLATILE_CONFIG_FIELDS}
+    payload = json.dumps(fields, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:12]

@@ -1,0 +1,234 @@
+"""PyTorch LSTM language model: embedding, `nn.LSTM`, linear head.
+
+This file imports only torch, transformers and its own folder's files, so that a checkpoint saved
+with `save_pretrained` carries it and loads with `trust_remote_code=True` without hf_induction.
+"""
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from transformers import GenerationMixin, PreTrainedModel
+from transformers import initialization as init
+from transformers.utils import ModelOutput
+
+from .configuration_lstm import LSTMConfig
+from .naive import lstm_reference
+
+
+class LSTMCache:
+    """The recurrent state after the last token seen: (h, c), each [num_layers, B, H]."""
+
+    is_compileable = False
+
+    def __init__(self, hidden: torch.Tensor, cell: torch.Tensor):
+        self.hidden = hidden
+        self.cell = cell
+
+    def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
+        self.hidden = self.hidden.index_select(1, beam_idx.to(self.hidden.device))
+        self.cell = self.cell.index_select(1, beam_idx.to(self.cell.device))
+
+
+@dataclass
+class LSTMOutput(ModelOutput):
+    r"""
+    last_hidden_state (`torch.Tensor` of shape `(batch_size, sequence_length, hidden_size)`):
+        The top layer's hidden states.
+    cache (`LSTMCache`, *optional*):
+        The state after the last token, returned when `use_cache=True`.
+    hidden_states (`tuple(torch.Tensor)`, *optional*):
+        The embeddings and the top layer's hidden states, returned when `output_hidden_states=True`.
+    """
+
+    last_hidden_state: torch.Tensor | None = None
+    cache: LSTMCache | None = None
+    hidden_states: tuple[torch.Tensor, ...] | None = None
+
+
+@dataclass
+class LSTMCausalLMOutput(ModelOutput):
+    r"""
+    loss (`torch.Tensor` of shape `(1,)`, *optional*):
+        Next-token cross-entropy (labels shifted inside the model), when `labels` is passed.
+    logits (`torch.Tensor` of shape `(batch_size, sequence_length, vocab_size)`):
+        The read-out of every position.
+    cache (`LSTMCache`, *optional*):
+        The state after the last token, returned when `use_cache=True`.
+    hidden_states (`tuple(torch.Tensor)`, *optional*):
+        Returned when `output_hidden_states=True`.
+    """
+
+    loss: torch.Tensor | None = None
+    logits: torch.Tensor | None = None
+    cache: LSTMCache | None = None
+    hidden_states: tuple[torch.Tensor, ...] | None = None
+
+
+class LSTMPreTrainedModel(PreTrainedModel):
+    config: LSTMConfig
+    config_class = LSTMConfig
+    base_model_prefix = "model"
+    _no_split_modules = ["LSTM"]
+    _is_stateful = True
+    supports_gradient_checkpointing = False
+
+    @torch.no_grad()
+    def _init_weights(self, module):
+        bound = 1.0 / math.sqrt(self.config.hidden_size)
+        if isinstance(module, nn.Embedding):
+            init.normal_(module.weight, std=1.0)
+        elif isinstance(module, (nn.LSTM, nn.Linear)):
+            for param in module.parameters(recurse=False):
+                init.uniform_(param, -bound, bound)
+
+
+class LSTMModel(LSTMPreTrainedModel):
+    def __init__(self, config: LSTMConfig):
+        super().__init__(config)
+        self.embeddings = nn.Embedding(config.vocab_size, config.embedding_size)
+        self.lstm = nn.LSTM(
+            config.embedding_size,
+            config.hidden_size,
+            num_layers=config.num_hidden_layers,
+            batch_first=True,
+        )
+        self.post_init()
+
+    def get_input_embeddings(self):
+        return self.embeddings
+
+    def set_input_embeddings(self, new_embeddings):
+        self.embeddings = new_embeddings
+
+    def forward(
+        self,
+        input_ids: torch.LongTensor | None = None,
+        inputs_embeds: torch.Tensor | None = None,
+        cache: LSTMCache | None = None,
+        use_cache: bool | None = None,
+        output_hidden_states: bool | None = None,
+        return_dict: bool | None = None,
+        **kwargs,
+    ) -> tuple | LSTMOutput:
+        r"""
+        cache (`LSTMCache`, *optional*):
+            The state after the tokens already consumed; `input_ids` then holds only the new tokens.
+        use_cache (`bool`, *optional*, defaults to `False`):
+            Whether to return the state after the last token (`generate()` asks for it).
+        """
+        if (input_ids is None) == (inputs_embeds is None):
+            raise ValueError("pass exactly one of input_ids or inputs_embeds")
+        output_hidden_states = (
+            output_hidden_states
+            if output_hidden_states is not None
+            else self.config.output_hidden_states
+        )
+        return_dict = return_dict if return_dict is not None else self.config.return_dict
+        if inputs_embeds is None:
+            inputs_embeds = self.embeddings(input_ids)  # [B, T, E]
+        state = (cache.hidden, cache.cell) if cache is not None else None
+
+        if self.config.lstm_implementation == "fused":
+            hidden, (h_n, c_n) = self.lstm(inputs_embeds, state)
+        else:
+            weights = {name: getattr(self.lstm, name) for name in self.lstm._flat_weights_names}
+            hidden, (h_n, c_n) = lstm_reference(
+                inputs_embeds, weights, self.config.num_hidden_layers, state
+            )
+
+        new_cache = LSTMCache(h_n, c_n) if use_cache else None
+        all_hidden_states = (inputs_embeds, hidden) if output_hidden_states else None
+        if not return_dict:
+            return tuple(v for v in (hidden, new_cache, all_hidden_states) if v is not None)
+        return LSTMOutput(
+            last_hidden_state=hidden, cache=new_cache, hidden_states=all_hidden_states
+        )
+
+
+class LSTMForCausalLM(LSTMPreTrainedModel, GenerationMixin):
+    _tied_weights_keys = {"lm_head.weight": "model.embeddings.weight"}
+
+    def __init__(self, config: LSTMConfig):
+        super().__init__(config)
+        self.model = LSTMModel(config)
+        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size)
+        self.post_init()
+
+    def get_input_embeddings(self):
+        return self.model.get_input_embeddings()
+
+    def set_input_embeddings(self, new_embeddings):
+        self.model.set_input_embeddings(new_embeddings)
+
+    @classmethod
+    def _supports_default_dynamic_cache(cls) -> bool:
+        # The state lives in an LSTMCache returned by forward(), not in a key/value cache.
+        return False
+
+    def prepare_inputs_for_generation(
+        self,
+        input_ids: torch.LongTensor,
+        cache: LSTMCache | None = None,
+        use_cache: bool | None = None,
+        **kwargs,
+    ) -> dict:
+        # With a state in hand, only the newest token is new; without one, read the whole prompt.
+        if cache is not None:
+            input_ids = input_ids[:, -1:]
+        return {"input_ids": input_ids.contiguous(), "cache": cache, "use_cache": use_cache}
+
+    def forward(
+        self,
+        input_ids: torch.LongTensor | None = None,
+        cache: LSTMCache | None = None,
+        labels: torch.LongTensor | None = None,
+        use_cache: bool | None = None,
+        output_hidden_states: bool | None = None,
+        return_dict: bool | None = None,
+        inputs_embeds: torch.Tensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+        **kwargs,
+    ) -> tuple | LSTMCausalLMOutput:
+        r"""
+        cache (`LSTMCache`, *optional*):
+            The state after the tokens already consumed; `input_ids` then holds only the new tokens.
+        labels (`torch.LongTensor` of shape `(batch_size, sequence_length)`, *optional*):
+            Causal-LM labels, shifted inside the model (`labels = input_ids` works); -100 is
+            ignored.
+        use_cache (`bool`, *optional*, defaults to `False`):
+            Whether to return the state after the last token.
+        attention_mask (`torch.Tensor`, *optional*):
+            Ignored: the model is causal, and batches are right-padded.
+        """
+        return_dict = return_dict if return_dict is not None else self.config.return_dict
+        outputs = self.model(
+            input_ids,
+            inputs_embeds=inputs_embeds,
+            cache=cache,
+            use_cache=use_cache,
+            output_hidden_states=output_hidden_states,
+            return_dict=True,
+        )
+        logits = self.lm_head(outputs.last_hidden_state)  # [B, T, V]
+        if logits.dtype in (torch.float16, torch.bfloat16):
+            logits = logits.float()
+
+        loss = None
+        if labels is not None:
+            loss = self.loss_function(
+                logits=logits, labels=labels, vocab_size=self.config.vocab_size, **kwargs
+            )
+
+        if not return_dict:
+            output = tuple(
+                v for v in (logits, outputs.cache, outputs.hidden_states) if v is not None
+            )
+            return ((loss,) + output) if loss is not None else output
+        return LSTMCausalLMOutput(
+            loss=loss, logits=logits, cache=outputs.cache, hidden_states=outputs.hidden_states
+        )
+
+
+__all__ = ["LSTMCache", "LSTMForCausalLM", "LSTMModel", "LSTMPreTrainedModel"]

@@ -1,0 +1,24 @@
+"""Model sizes: `paper` (the paper's models) and `tiny` (CPU tests and demos).
+
+Values are config keyword arguments; `build_model` adds the vocabulary and special tokens.
+"""
+
+PRESETS: dict[str, dict[str, dict]] = {
+    "paper": {
+        # 6 layers, d_model 256, MLP x4 (n_inner=None), 8 heads (the paper does not say: ours);
+        # everything else GPT-2's defaults, including 1024 positions and dropout 0.1.
+        "gpt2": {"n_layer": 6, "n_embd": 256, "n_head": 8},
+        "lstm": {"num_hidden_layers": 1, "hidden_size": 768},
+        "dense_ssm": {"num_hidden_layers": 1, "hidden_size": 256},
+        # Ours: same width as the GPT-2 preset and two Mamba blocks per transformer layer, the
+        # usual pairing (a Mamba block has about 6 d^2 weights, a transformer layer 12 d^2), so
+        # the two have about the same number of parameters (5.3M vs 5.0M at vocabulary 9).
+        "mamba": {"num_hidden_layers": 12, "hidden_size": 256, "state_size": 16, "expand": 2},
+    },
+    "tiny": {
+        "gpt2": {"n_layer": 2, "n_embd": 32, "n_head": 4, "n_positions": 128},
+        "lstm": {"num_hidden_layers": 1, "hidden_size": 32},
+        "dense_ssm": {"num_hidden_layers": 1, "hidden_size": 16},
+        "mamba": {"num_hidden_layers": 2, "hidden_size": 32, "state_size": 8, "expand": 2},
+    },
+}

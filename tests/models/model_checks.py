@@ -1,0 +1,66 @@
+"""Checks shared by the model tests: each takes a model and asserts one property."""
+
+import torch
+
+
+def stepwise_greedy(model, prompt: torch.LongTensor, max_new_tokens: int) -> torch.LongTensor:
+    """Greedy decoding with a full forward pass per token, padding after EOS like generate()."""
+    ids = prompt
+    finished = torch.zeros(prompt.shape[0], dtype=torch.bool)
+    eos, pad = model.config.eos_token_id, model.config.pad_token_id
+    with torch.no_grad():
+        for _ in range(max_new_tokens):
+            next_token = model(input_ids=ids).logits[:, -1].argmax(-1)
+            next_token = torch.where(finished, torch.full_like(next_token, pad), next_token)
+            finished |= next_token == eos
+            ids = torch.cat([ids, next_token[:, None]], dim=1)
+            if finished.all():
+                break
+    return ids
+
+
+def assert_generate_matches_stepwise(
+    model, prompt: torch.LongTensor, max_new_tokens: int = 6
+) -> None:
+    model.eval()
+    with torch.no_grad():
+        generated = model.generate(
+            prompt,
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            attention_mask=torch.ones_like(prompt),
+        )
+    torch.testing.assert_close(
+        generated, stepwise_greedy(model, prompt, max_new_tokens), rtol=0, atol=0
+    )
+
+
+def assert_cache_continues(model, input_ids: torch.LongTensor, split: int) -> None:
+    """Logits of a prefix + cached state + suffix equal those of the whole sequence."""
+    model.eval()
+    with torch.no_grad():
+        full = model(input_ids=input_ids).logits
+        head = model(input_ids=input_ids[:, :split], use_cache=True)
+        tail = model(input_ids=input_ids[:, split:], cache=head.cache, use_cache=True).logits
+    torch.testing.assert_close(torch.cat([head.logits, tail], dim=1), full)
+
+
+def assert_backward_reaches_all_parameters(model, input_ids: torch.LongTensor) -> None:
+    model.train()
+    model.zero_grad(set_to_none=True)
+    logits = model(input_ids=input_ids).logits
+    logits.float().logsumexp(-1).mean().backward()
+    for name, param in model.named_parameters():
+        assert param.grad is not None, name
+        assert torch.isfinite(param.grad).all(), name
+
+
+def stacked_logits(models, input_ids: torch.LongTensor) -> torch.Tensor:
+    """Logits [n_models, B, T, V] of stacked copies, through functional_call + vmap."""
+    params, buffers = torch.func.stack_module_state(models)
+    base = models[0]
+
+    def one(p, b, ids):
+        return torch.func.functional_call(base, (p, b), (), {"input_ids": ids}).logits
+
+    return torch.func.vmap(one, in_dims=(0, 0, None))(params, buffers, input_ids)

@@ -1,0 +1,124 @@
+"""What every model must do, whichever architecture: the trainer never branches on the type."""
+
+import math
+
+import pytest
+import torch
+from transformers import AutoConfig, AutoModelForCausalLM
+
+from hf_induction.models import MODEL_NAMES, build_model, model_config_hash
+
+from .model_checks import assert_backward_reaches_all_parameters, assert_generate_matches_stepwise
+
+# Z_5 in the task layout: elements 0..4, BOS 5, SEP 6, EOS 7, PAD 8.
+VOCAB = 9
+
+
+def random_ids(batch_size: int, seq_len: int, seed: int = 1) -> torch.LongTensor:
+    return torch.randint(
+        0, VOCAB - 4, (batch_size, seq_len), generator=torch.Generator().manual_seed(seed)
+    )
+
+
+@pytest.fixture(scope="module", params=MODEL_NAMES)
+def tiny_model(request):
+    torch.manual_seed(0)
+    return build_model(request.param, vocab_size=VOCAB, preset="tiny").eval()
+
+
+def test_shared_fields_and_special_tokens(tiny_model):
+    config = tiny_model.config
+    assert (config.vocab_size, config.bos_token_id, config.eos_token_id, config.pad_token_id) == (
+        VOCAB,
+        5,
+        7,
+        8,
+    )
+    assert config.hidden_size > 0 and config.num_hidden_layers > 0
+
+
+def test_forward_shapes(tiny_model):
+    logits = tiny_model(input_ids=random_ids(3, 11)).logits
+    assert logits.shape == (3, 11, VOCAB) and logits.dtype == torch.float32
+
+
+def test_backward(tiny_model):
+    assert_backward_reaches_all_parameters(tiny_model, random_ids(2, 6))
+    tiny_model.eval()
+
+
+def test_right_padding_does_not_change_earlier_logits(tiny_model):
+    ids = random_ids(2, 6)
+    padded = torch.cat([ids, torch.full((2, 3), VOCAB - 1)], dim=1)
+    with torch.no_grad():
+        torch.testing.assert_close(
+            tiny_model(input_ids=padded).logits[:, :6], tiny_model(input_ids=ids).logits
+        )
+
+
+def test_save_load_round_trip_through_auto_classes(tiny_model, tmp_path):
+    tiny_model.save_pretrained(tmp_path)
+    config = AutoConfig.from_pretrained(tmp_path)
+    loaded = AutoModelForCausalLM.from_pretrained(tmp_path).eval()
+    assert type(config) is type(tiny_model.config)
+    assert type(loaded) is type(tiny_model)
+    assert model_config_hash(loaded) == model_config_hash(tiny_model)
+    ids = random_ids(2, 7)
+    with torch.no_grad():
+        torch.testing.assert_close(
+            loaded(input_ids=ids).logits, tiny_model(input_ids=ids).logits, rtol=0, atol=0
+        )
+
+
+def test_greedy_generate_equals_stepwise_argmax(tiny_model):
+    prompt = torch.cat([torch.full((3, 1), VOCAB - 4), random_ids(3, 4)], dim=1)
+    assert_generate_matches_stepwise(tiny_model, prompt, max_new_tokens=6)
+
+
+def paper_formula(name: str, config) -> int:
+    V, d, L = config.vocab_size, config.hidden_size, config.num_hidden_layers
+    if name == "dense_ssm":
+        # V transition matrices, h_0, read-out weight and bias.
+        return V * d * d + d + d * V + V
+    if name == "lstm":
+        E = config.embedding_size
+        gates = 4 * d * (E + d) + 8 * d + (L - 1) * (4 * d * 2 * d + 8 * d)
+        return V * E + gates + d * V + V
+    if name == "gpt2":
+        # Token and position embeddings, 12 d^2 + 13 d per block, final layer norm; head tied.
+        return V * d + config.n_positions * d + L * (12 * d * d + 13 * d) + 2 * d
+    if name == "mamba":
+        E, N, K = config.intermediate_size, config.state_size, config.conv_kernel
+        R = math.ceil(d / 16)
+        block = d + d * 2 * E + E * K + E + E * (R + 2 * N) + R * E + E + E * N + E + E * d
+        return V * d + L * block + d
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("name", MODEL_NAMES)
+def test_paper_preset_parameter_count_matches_formula(name):
+    model = build_model(name, vocab_size=VOCAB, preset="paper")
+    count = sum(p.numel() for p in model.parameters())
+    print(f"paper preset {name} (vocab {VOCAB}): {count:,} parameters")
+    assert count == paper_formula(name, model.config)
+
+
+def test_paper_preset_sizes():
+    gpt2 = build_model("gpt2", vocab_size=VOCAB, preset="paper").config
+    assert (gpt2.n_layer, gpt2.n_embd, gpt2.n_head, gpt2.n_inner) == (6, 256, 8, None)
+    lstm = build_model("lstm", vocab_size=VOCAB, preset="paper").config
+    assert (lstm.num_hidden_layers, lstm.hidden_size) == (1, 768)
+    dense = build_model("dense_ssm", vocab_size=VOCAB, preset="paper").config
+    assert (dense.num_hidden_layers, dense.hidden_size) == (1, 256)
+
+
+@pytest.mark.parametrize("name", ["dense_ssm", "lstm"])
+def test_generate_feeds_recurrent_models_one_token_per_step(name):
+    model = build_model(name, vocab_size=VOCAB, preset="tiny").eval()
+    lengths = []
+    model.register_forward_pre_hook(
+        lambda module, args, kwargs: lengths.append(kwargs["input_ids"].shape[1]), with_kwargs=True
+    )
+    prompt = random_ids(2, 5)
+    model.generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)
+    assert lengths == [5, 1, 1, 1]

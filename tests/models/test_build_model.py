@@ -1,0 +1,76 @@
+import json
+
+import pytest
+import torch
+
+from hf_induction.models import MODEL_NAMES, PRESETS, build_model, model_config_hash
+
+
+def test_model_names_and_presets():
+    assert set(MODEL_NAMES) == {"dense_ssm", "lstm", "gpt2", "mamba"}
+    assert set(PRESETS) == {"paper", "tiny"}
+    for preset in PRESETS.values():
+        assert set(preset) == set(MODEL_NAMES)
+
+
+def test_overrides_replace_preset_values():
+    model = build_model("gpt2", vocab_size=9, preset="tiny", n_layer=1, hidden_size=16)
+    assert (model.config.num_hidden_layers, model.config.hidden_size) == (1, 16)
+
+
+@pytest.fixture
+def llama_config_dir(tmp_path):
+    """A config.json of a small transformers model that is not one of ours."""
+    config = {
+        "model_type": "llama",
+        "architectures": ["LlamaForCausalLM"],
+        "hidden_size": 16,
+        "intermediate_size": 32,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "vocab_size": 1000,
+        "max_position_embeddings": 64,
+    }
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    return tmp_path
+
+
+def test_hf_prefix_builds_any_config_with_the_task_vocabulary(llama_config_dir):
+    model = build_model(f"hf:{llama_config_dir}", vocab_size=9, num_hidden_layers=1)
+    config = model.config
+    assert type(model).__name__ == "LlamaForCausalLM"
+    assert (config.vocab_size, config.num_hidden_layers, config.hidden_size) == (9, 1, 16)
+    assert (config.bos_token_id, config.eos_token_id, config.pad_token_id) == (5, 7, 8)
+    assert model(input_ids=torch.randint(0, 9, (2, 5))).logits.shape == (2, 5, 9)
+
+
+def test_hf_prefix_rejects_unknown_overrides(llama_config_dir):
+    with pytest.raises(ValueError, match="unknown override"):
+        build_model(f"hf:{llama_config_dir}", vocab_size=9, not_a_field=1)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        pytest.param(("transformer", 9), {}, "allowed: ", id="unknown_name"),
+        pytest.param(("lstm", 9), {"preset": "huge"}, "allowed: ", id="unknown_preset"),
+        pytest.param(("lstm", 9), {"hiden_size": 3}, "unknown override", id="unknown_override"),
+        pytest.param(("lstm", 4), {}, "at least 5", id="vocab_too_small"),
+        pytest.param(("dense_ssm", 9), {"state_norm": "rms"}, "state_norm", id="bad_value"),
+    ],
+)
+def test_bad_inputs_raise_value_error_naming_allowed_values(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        build_model(*args, **kwargs)
+
+
+def test_config_hash_is_stable_and_tells_configs_apart():
+    a = build_model("dense_ssm", vocab_size=9)
+    assert model_config_hash(a) == model_config_hash(build_model("dense_ssm", vocab_size=9))
+    assert model_config_hash(a) == model_config_hash(a.config)
+    assert model_config_hash(a) != model_config_hash(build_model("dense_ssm", vocab_size=10))
+    assert model_config_hash(a) != model_config_hash(
+        build_model("dense_ssm", vocab_size=9, hidden_size=8)
+    )
+    assert len(model_config_hash(a)) == 12
