@@ -1,0 +1,30 @@
+"""One trainer for one run and for a stacked grid of runs; the aligned loss; evaluation."""
+
+from hf_induction.training.adam import StackedAdam
+from hf_induction.training.data import IGNORE_INDEX, TrainData
+from hf_induction.training.grid import VmapForward, train_grid, vmap_unsupported_reason
+from hf_induction.training.loss import (
+    aligned_loss,
+    aligned_loss_per_run,
+    aligned_loss_sum,
+    aligned_loss_sum_per_run,
+)
+from hf_induction.training.settings import RunResult, TrainSettings
+from hf_induction.training.trainer import evaluate, train_run
+
+__all__ = [
+    "IGNORE_INDEX",
+    "RunResult",
+    "StackedAdam",
+    "TrainData",
+    "TrainSettings",
+    "VmapForward",
+    "aligned_loss",
+    "aligned_loss_per_run",
+    "aligned_loss_sum",
+    "aligned_loss_sum_per_run",
+    "evaluate",
+    "train_grid",
+    "train_run",
+    "vmap_unsupported_reason",
+]

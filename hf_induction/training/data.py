@@ -1,0 +1,63 @@
+"""The tensors a training run consumes: a nested training pool and a fixed validation set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+IGNORE_INDEX = -100
+
+
+@dataclass(frozen=True)
+class TrainData:
+    """Training pool and validation set of one task cell, as padded token tensors.
+
+    Rows are right-padded: a PAD id in the inputs and ``IGNORE_INDEX`` (-100) in the labels.
+    Labels are aligned: ``labels[:, i]`` is the target of the model's output at position i.
+    A training set of size N is the first N rows of the pool, so sizes are nested.
+
+    Args:
+        train_input_ids: ``[N_pool, T]`` token ids of the training pool.
+        train_labels: ``[N_pool, T]`` aligned targets, -100 where unsupervised.
+        val_input_ids: ``[N_val, T']`` token ids of the validation set.
+        val_labels: ``[N_val, T']`` aligned targets, -100 where unsupervised.
+    """
+
+    train_input_ids: torch.Tensor
+    train_labels: torch.Tensor
+    val_input_ids: torch.Tensor
+    val_labels: torch.Tensor
+
+    def __post_init__(self) -> None:
+        for split in ("train", "val"):
+            ids = getattr(self, f"{split}_input_ids")
+            labels = getattr(self, f"{split}_labels")
+            if ids.dim() != 2 or ids.shape != labels.shape:
+                raise ValueError(
+                    f"{split}_input_ids {tuple(ids.shape)} and {split}_labels "
+                    f"{tuple(labels.shape)} must be 2-D tensors of the same shape"
+                )
+            if ids.dtype != torch.long or labels.dtype != torch.long:
+                raise ValueError(f"{split} tensors must be torch.long")
+            if ids.shape[0] == 0:
+                raise ValueError(f"the {split} set is empty")
+            # A row without any supervised position has an undefined (0/0) loss.
+            if not (labels != IGNORE_INDEX).any(dim=1).all():
+                raise ValueError(f"every {split} row needs at least one label other than -100")
+
+    @property
+    def pool_size(self) -> int:
+        """Number of rows available for training; the largest possible N."""
+        return self.train_input_ids.shape[0]
+
+
+def supervised_lengths(labels: torch.Tensor) -> torch.Tensor:
+    """Per row, one past the last supervised position: ``[N, T] -> [N]``.
+
+    Causal models never let later positions change earlier outputs, so columns beyond this
+    length can be cut from a batch without changing its loss.
+    """
+    supervised = labels != IGNORE_INDEX  # [N, T]
+    positions = torch.arange(1, labels.shape[1] + 1, device=labels.device)
+    return (supervised * positions).amax(dim=1)

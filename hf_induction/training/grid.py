@@ -1,0 +1,307 @@
+"""The grid Φ of (learning rate, seed) runs, trained as one stacked model or run by run."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import re
+import time
+import warnings
+from collections.abc import Callable, Collection
+
+import torch
+from torch import nn
+from torch.func import functional_call, stack_module_state, vmap
+
+from hf_induction.training.adam import StackedAdam
+from hf_induction.training.data import TrainData, supervised_lengths
+from hf_induction.training.loss import aligned_loss_per_run, aligned_loss_sum_per_run
+from hf_induction.training.settings import RunResult, RunTracker, StopReason, TrainSettings
+from hf_induction.training.trainer import (
+    ModelFactory,
+    TrainBatches,
+    check_size,
+    is_eval_step,
+    logits_of,
+    seeded_model,
+    seeded_rng,
+    train_run,
+    validation_chunks,
+)
+
+logger = logging.getLogger(__name__)
+
+RunCallback = Callable[[RunResult], None]
+
+
+class VmapForward(nn.Module):
+    """The forward the stacked trainer vmaps: logits of ``model.vmap_forward`` or ``model``.
+
+    A model whose ``forward`` uses an op without a vmap rule (``nn.LSTM``) can declare
+    ``vmap_forward(input_ids=...)``: the same function of the same parameters written in
+    vmap-friendly ops. The stacked trainer then calls it; single runs keep ``forward``.
+    """
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        vmap_forward = getattr(self.model, "vmap_forward", None)
+        if vmap_forward is not None:
+            return logits_of(vmap_forward(input_ids=input_ids))
+        return logits_of(self.model(input_ids=input_ids))
+
+
+_LOGGED_VERDICTS: set[tuple[str, str, str | None]] = set()
+
+
+def vmap_unsupported_reason(model: nn.Module, input_ids: torch.Tensor) -> str | None:
+    """Why ``model`` cannot train stacked under ``torch.func.vmap``, or None if it can.
+
+    A stacked forward and backward of two copies on ``input_ids`` ``[B, T]``, whose outputs
+    must match the plain forward. The check costs one tiny step, so it runs for every grid;
+    its verdict is logged once per model class and configuration.
+    """
+    template = VmapForward(model)
+    params, buffers = stack_module_state([template, VmapForward(copy.deepcopy(model))])
+    was_training = model.training
+    template.eval()
+    reason = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            stacked = vmap(_stacked_call(template))(params, buffers, input_ids.expand(2, -1, -1))
+            stacked.sum().backward()
+            with torch.no_grad():
+                single = template(input_ids)
+            if not torch.allclose(
+                stacked[0].detach(), single, rtol=1e-4, atol=1e-5, equal_nan=True
+            ):
+                error = (stacked[0].detach() - single).abs().max().item()
+                reason = f"vmapped logits differ from the plain forward by up to {error:.3g}"
+        except Exception as exc:  # any failure means: do not stack this model
+            reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    template.train(was_training)
+    key = (type(model).__qualname__, repr(getattr(model, "config", None)), reason)
+    if key not in _LOGGED_VERDICTS:
+        _LOGGED_VERDICTS.add(key)
+        _log_verdict(type(model).__name__, reason, [str(w.message) for w in caught])
+    return reason
+
+
+def _log_verdict(name: str, reason: str | None, warning_messages: list[str]) -> None:
+    if reason is not None:
+        logger.warning(
+            "%s does not train under torch.func.vmap (%s); its grids train run by run",
+            name,
+            reason,
+        )
+        return
+    messages = [m for m in warning_messages if "batching rule" in m]
+    slow = sorted({op for message in messages for op in re.findall(r"aten::\w+", message)})
+    if slow:
+        logger.warning(
+            "%s trains stacked, but some ops lack a vmap batching rule and loop over runs: %s",
+            name,
+            "; ".join(slow),
+        )
+    else:
+        logger.info("%s trains stacked under torch.func.vmap", name)
+
+
+def _stacked_call(template: nn.Module):
+    def call(params, buffers, input_ids):
+        return functional_call(template, (params, buffers), (input_ids,))
+
+    return call
+
+
+def train_grid(
+    model_factory: ModelFactory,
+    data: TrainData,
+    n: int,
+    settings: TrainSettings,
+    on_run_done: RunCallback | None = None,
+    skip: Collection[tuple[float, int]] = (),
+) -> list[RunResult]:
+    """Train every (lr, seed) run of ``settings.grid`` on the first ``n`` training rows.
+
+    ``grid_mode="stacked"`` trains all runs as one vmapped model with ``StackedAdam``; a model
+    that does not run under vmap falls back to run-by-run training (logged once).
+    ``grid_mode="sequential"`` calls ``train_run`` per run. Both give the same losses for every
+    run when ``stop_on_first_success`` is False. When it is True, the first success decides
+    the probe: stacked runs still active stop at that evaluation, and sequential runs not yet
+    started are reported with zero steps; either way with ``stop_reason="probe_decided"``.
+    Dropout draws different masks in the two modes (vmap draws per run from one stream), so
+    with dropout the modes agree in distribution only.
+
+    Args:
+        model_factory: builds one fresh model; called under ``torch.manual_seed(seed)``.
+        data: the cell's tensors; the training set is its first ``n`` rows.
+        n: training-set size.
+        settings: budget, grid, stopping rules, device, mode.
+        on_run_done: called with each run's result as soon as that run ends.
+        skip: (lr, seed) points not to train (already recorded); they are not returned.
+
+    Returns:
+        One result per trained grid point, in grid order.
+    """
+    check_size(data, n)
+    skip = set(skip)
+    points = [point for point in settings.grid if point not in skip]
+    if not points:
+        return []
+    if settings.grid_mode == "stacked":
+        device = torch.device(settings.device)
+        probe_model = seeded_model(model_factory, points[0][1], device)
+        length = int(supervised_lengths(data.train_labels[:2]).max())
+        sample = data.train_input_ids[:2, :length].to(device)  # [2, T]
+        if vmap_unsupported_reason(probe_model, sample) is None:
+            return _StackedGrid(model_factory, data, n, settings, points, on_run_done).train()
+    return _train_sequential(model_factory, data, n, settings, points, on_run_done)
+
+
+def _train_sequential(
+    model_factory: ModelFactory,
+    data: TrainData,
+    n: int,
+    settings: TrainSettings,
+    points: list[tuple[float, int]],
+    on_run_done: RunCallback | None,
+) -> list[RunResult]:
+    results = []
+    decided = False
+    for lr, seed in points:
+        if decided:
+            result = RunTracker(settings).result(lr, seed, 0, 0.0, "probe_decided")
+        else:
+            result = train_run(model_factory, data, n, lr, seed, settings)
+            decided = settings.stop_on_first_success and result.success
+        results.append(result)
+        if on_run_done is not None:
+            on_run_done(result)
+    return results
+
+
+class _StackedGrid:
+    """The active runs of a grid as one model with a leading run dimension on every parameter.
+
+    Each step every active run draws its own batch from its own generator (so run r sees
+    exactly the batches ``train_run`` would), one vmapped forward and backward serves all
+    runs, and ``StackedAdam`` updates them with their own learning rates. At every
+    evaluation, finished runs are reported and dropped from the stack.
+    """
+
+    def __init__(
+        self,
+        model_factory: ModelFactory,
+        data: TrainData,
+        n: int,
+        settings: TrainSettings,
+        points: list[tuple[float, int]],
+        on_run_done: RunCallback | None,
+    ) -> None:
+        self.settings = settings
+        self.points = points
+        self.on_run_done = on_run_done
+        self.device = torch.device(settings.device)
+        self.batches = TrainBatches(data, n, self.device)
+        self.val_chunks = validation_chunks(data, settings, self.device)
+        models = [seeded_model(model_factory, seed, self.device) for _, seed in points]
+        wrappers = [VmapForward(model) for model in models]
+        self.template = wrappers[0]
+        self.params, self.buffers = stack_module_state(wrappers)
+        del models, wrappers
+        call = _stacked_call(self.template)
+        self.train_forward = vmap(call, randomness="different")
+        self.eval_forward = vmap(call, in_dims=(0, 0, None), randomness="different")
+        self.optimizer = StackedAdam(self.params, [lr for lr, _ in points])
+        self.generators = [torch.Generator().manual_seed(seed) for _, seed in points]
+        self.trackers = [RunTracker(settings) for _ in points]
+        self.active = list(range(len(points)))  # grid positions of the stacked runs
+        # Per stacked run, the first step whose loss was non-finite (0: none yet). Kept on
+        # the device and read at evaluations only, so steps need no host synchronisation.
+        self.bad_step = torch.zeros(len(points), dtype=torch.long, device=self.device)
+        self.results: dict[int, RunResult] = {}
+        self.start = time.perf_counter()
+
+    def train(self) -> list[RunResult]:
+        settings = self.settings
+        self.template.train()
+        # Dropout, if any, draws from the global RNG: fork and seed it.
+        with seeded_rng(self.points[0][1], self.device):
+            for step in range(1, settings.max_steps + 1):
+                self._step(step)
+                if is_eval_step(step, settings):
+                    self._evaluate_and_retire(step)
+                    if not self.active:
+                        break
+        return [self.results[i] for i in range(len(self.points))]
+
+    def _step(self, step: int) -> None:
+        indices = torch.stack(
+            [self.batches.indices(g, self.settings.batch_size) for g in self.generators]
+        )  # [R, B]
+        input_ids, labels = self.batches.take(indices)  # [R, B, T]
+        logits = self.train_forward(self.params, self.buffers, input_ids)  # [R, B, T, V]
+        losses = aligned_loss_per_run(logits, labels)  # [R]
+        newly_bad = (self.bad_step == 0) & ~torch.isfinite(losses.detach())
+        self.bad_step = torch.where(newly_bad, step, self.bad_step)
+        names = list(self.params)
+        # Runs are independent, so the gradient of the sum is each run's own gradient.
+        grads = torch.autograd.grad(
+            losses.sum(), [self.params[k] for k in names], allow_unused=True
+        )
+        self.optimizer.step(self.params, dict(zip(names, grads, strict=True)))
+
+    @torch.no_grad()
+    def _validation_losses(self) -> list[float]:
+        self.template.eval()
+        sums = torch.zeros(len(self.active), dtype=torch.float64, device=self.device)
+        count = 0
+        for input_ids, labels in self.val_chunks:
+            logits = self.eval_forward(self.params, self.buffers, input_ids)  # [R, B, T, V]
+            chunk_sums, chunk_counts = aligned_loss_sum_per_run(logits, labels)
+            sums += chunk_sums.to(torch.float64)
+            count += int(chunk_counts[0])
+        self.template.train()
+        return (sums / count).tolist()
+
+    def _evaluate_and_retire(self, step: int) -> None:
+        bad_steps = self.bad_step.tolist()
+        val_losses = self._validation_losses()
+        ending: dict[int, tuple[StopReason, int]] = {}
+        for slot, run in enumerate(self.active):
+            if bad_steps[slot]:
+                ending[slot] = ("nonfinite", bad_steps[slot])
+                continue
+            reason = self.trackers[run].observe(step, val_losses[slot])
+            if reason is not None:
+                ending[slot] = (reason, step)
+        if self.settings.stop_on_first_success and any(r == "epsilon" for r, _ in ending.values()):
+            for slot in range(len(self.active)):
+                ending.setdefault(slot, ("probe_decided", step))
+        if not ending:
+            return
+        wall_s = time.perf_counter() - self.start
+        for slot in sorted(ending, key=lambda s: self.active[s]):
+            run = self.active[slot]
+            reason, steps = ending[slot]
+            lr, seed = self.points[run]
+            self.results[run] = self.trackers[run].result(lr, seed, steps, wall_s, reason)
+            if self.on_run_done is not None:
+                self.on_run_done(self.results[run])
+        self._keep([slot for slot in range(len(self.active)) if slot not in ending])
+
+    def _keep(self, slots: list[int]) -> None:
+        """Drop finished runs from every stacked tensor."""
+        self.active = [self.active[slot] for slot in slots]
+        self.generators = [self.generators[slot] for slot in slots]
+        if not slots:
+            return
+        index = torch.tensor(slots, device=self.device)
+        self.params = {k: v.detach()[index].requires_grad_() for k, v in self.params.items()}
+        self.buffers = {k: v[index] for k, v in self.buffers.items()}
+        self.bad_step = self.bad_step[index]
+        self.optimizer.keep(index)

@@ -1,0 +1,132 @@
+"""What a training run depends on, and what it reports."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+StopReason = Literal["epsilon", "budget", "nonfinite", "early_failure", "probe_decided"]
+GridMode = Literal["stacked", "sequential"]
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Settings shared by every run of a probe.
+
+    Args:
+        max_steps: step budget per run (the paper: 250,000).
+        batch_size: examples per step, drawn with replacement from the first N rows (paper: 64).
+        eval_every: validation cadence in steps; the last step is always evaluated too.
+        epsilon: a run succeeds once its validation loss is strictly below this.
+        lrs: learning rates of the grid Φ.
+        seeds: seeds of the grid Φ; a seed fixes both the initialisation and the batches.
+        stop_on_first_success: once one run succeeds the probe's outcome is decided and the
+            other runs stop (``probe_decided``); False keeps them all (``--full-grid``).
+        patience_steps: early-failure window; None (the default, and the paper) disables it.
+        min_improvement: with ``patience_steps``, a run stops (``early_failure``) when its best
+            validation loss has not dropped below ``min_improvement`` times the best at the
+            last such drop within ``patience_steps`` steps.
+        device: where runs train, e.g. ``"cpu"``, ``"cuda"``, ``"cuda:1"``.
+        grid_mode: ``"stacked"`` trains the grid as one vmapped model; ``"sequential"`` runs
+            ``train_run`` once per grid point.
+        eval_batch_size: validation rows per forward pass (per run when stacked).
+    """
+
+    max_steps: int
+    batch_size: int = 64
+    eval_every: int = 100
+    epsilon: float = 1e-4
+    lrs: tuple[float, ...] = (1e-3, 1e-4, 1e-5)
+    seeds: tuple[int, ...] = (10, 20, 30, 40, 50)
+    stop_on_first_success: bool = True
+    patience_steps: int | None = None
+    min_improvement: float = 0.5
+    device: str = "cpu"
+    grid_mode: GridMode = "stacked"
+    eval_batch_size: int = 256
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "batch_size", "eval_every", "eval_batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not self.epsilon > 0:
+            raise ValueError(f"epsilon must be > 0, got {self.epsilon}")
+        if not self.lrs or any(not lr > 0 for lr in self.lrs):
+            raise ValueError(f"lrs must be a non-empty tuple of positive floats, got {self.lrs}")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds must be a non-empty tuple of distinct ints, got {self.seeds}")
+        if len(set(self.lrs)) != len(self.lrs):
+            raise ValueError(f"lrs must be distinct, got {self.lrs}")
+        if self.patience_steps is not None and self.patience_steps < 1:
+            raise ValueError(f"patience_steps must be None or >= 1, got {self.patience_steps}")
+        if not 0 < self.min_improvement < 1:
+            raise ValueError(f"min_improvement must lie in (0, 1), got {self.min_improvement}")
+        if self.grid_mode not in ("stacked", "sequential"):
+            raise ValueError(f"grid_mode must be 'stacked' or 'sequential', got {self.grid_mode!r}")
+
+    @property
+    def grid(self) -> list[tuple[float, int]]:
+        """The (lr, seed) points of Φ, learning rate major, in the order they are reported."""
+        return [(lr, seed) for lr in self.lrs for seed in self.seeds]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The outcome of one (lr, seed) run.
+
+    ``best_val_loss`` and ``final_val_loss`` are ``inf`` when the run ended before its first
+    evaluation. ``steps`` counts optimizer steps taken, plus the step whose loss turned
+    non-finite. In stacked mode ``wall_s`` is the grid's elapsed time when the run ended
+    (the runs share the device), so the probe's cost is the largest ``wall_s``, not the sum.
+    """
+
+    lr: float
+    seed: int
+    success: bool
+    best_val_loss: float
+    final_val_loss: float
+    steps: int
+    wall_s: float
+    stop_reason: StopReason
+
+
+class RunTracker:
+    """The stopping rule of one run, shared by the sequential and the stacked trainers."""
+
+    def __init__(self, settings: TrainSettings) -> None:
+        self.settings = settings
+        self.best = math.inf
+        self.final = math.inf
+        self._ref_best = math.inf
+        self._ref_step = 0
+
+    def observe(self, step: int, val_loss: float) -> StopReason | None:
+        """Record the validation loss measured after ``step`` steps; say why to stop, if so."""
+        s = self.settings
+        self.final = val_loss
+        if not math.isfinite(val_loss):
+            return "nonfinite"
+        self.best = min(self.best, val_loss)
+        if val_loss < s.epsilon:
+            return "epsilon"
+        if s.patience_steps is not None:
+            if self.best <= s.min_improvement * self._ref_best:
+                self._ref_best, self._ref_step = self.best, step
+            elif step - self._ref_step >= s.patience_steps:
+                return "early_failure"
+        if step >= s.max_steps:
+            return "budget"
+        return None
+
+    def result(self, lr: float, seed: int, steps: int, wall_s: float, reason: StopReason):
+        return RunResult(
+            lr=lr,
+            seed=seed,
+            success=reason == "epsilon",
+            best_val_loss=self.best,
+            final_val_loss=self.final,
+            steps=steps,
+            wall_s=wall_s,
+            stop_reason=reason,
+        )

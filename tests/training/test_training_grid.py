@@ -1,0 +1,157 @@
+import dataclasses
+import logging
+
+import pytest
+import torch
+
+from hf_induction.training import TrainSettings, grid, train_grid, vmap_unsupported_reason
+from tests.training.helpers import (
+    EmbedLinear,
+    NoVmap,
+    NoVmapWithHook,
+    SometimesNan,
+    echo_data,
+    tiny_gpt2,
+)
+
+# The trainer logs it; transformers' SDPA on CPU has no vmap batching rule (loops over runs).
+pytestmark = pytest.mark.filterwarnings("ignore:There is a performance drop:UserWarning")
+
+
+@pytest.fixture(scope="module")
+def data():
+    return echo_data()
+
+
+def both_modes(factory, data, n, settings):
+    stacked = train_grid(factory, data, n, dataclasses.replace(settings, grid_mode="stacked"))
+    sequential = train_grid(factory, data, n, dataclasses.replace(settings, grid_mode="sequential"))
+    return stacked, sequential
+
+
+def assert_same_runs(stacked, sequential, rtol=1e-9):
+    assert [(r.lr, r.seed) for r in stacked] == [(r.lr, r.seed) for r in sequential]
+    for a, b in zip(stacked, sequential, strict=True):
+        assert (a.success, a.steps, a.stop_reason) == (b.success, b.steps, b.stop_reason), (a, b)
+        assert a.best_val_loss == pytest.approx(b.best_val_loss, rel=rtol)
+        assert a.final_val_loss == pytest.approx(b.final_val_loss, rel=rtol, nan_ok=True)
+
+
+@pytest.mark.parametrize(
+    "factory, reason",
+    [
+        (EmbedLinear, None),
+        (tiny_gpt2, None),
+        (SometimesNan, None),
+        (NoVmapWithHook, None),
+        (NoVmap, "RuntimeError"),
+    ],
+    ids=["embed-linear", "gpt2", "sometimes-nan", "hook", "no-vmap"],
+)
+def test_vmap_verdict(data, factory, reason):
+    verdict = vmap_unsupported_reason(factory(), data.train_input_ids[:2, :5])
+    assert verdict == reason or verdict.startswith(reason)
+
+
+def test_stacked_equals_sequential(data):
+    settings = TrainSettings(
+        max_steps=60,
+        eval_every=10,
+        lrs=(3e-2, 1e-3, 1e-7),
+        seeds=(1, 2),
+        stop_on_first_success=False,
+        patience_steps=20,
+    )
+    stacked, sequential = both_modes(lambda: EmbedLinear(hidden=32), data, 24, settings)
+    assert_same_runs(stacked, sequential)
+    assert {r.stop_reason for r in stacked} >= {"budget", "early_failure"}
+
+
+def test_stacked_equals_sequential_gpt2(data):
+    settings = TrainSettings(
+        max_steps=6, eval_every=3, lrs=(1e-2, 1e-3), seeds=(1, 2), stop_on_first_success=False
+    )
+    stacked, sequential = both_modes(tiny_gpt2, data, 24, settings)
+    assert_same_runs(stacked, sequential)
+
+
+def test_nonfinite_runs_end_alone(data):
+    settings = TrainSettings(max_steps=20, eval_every=10, lrs=(1e-2,), seeds=(1, 2, 3, 4))
+    stacked, sequential = both_modes(SometimesNan, data, 24, settings)
+    assert_same_runs(stacked, sequential)
+    reasons = [r.stop_reason for r in stacked]
+    assert "nonfinite" in reasons and "budget" in reasons
+    assert all(r.steps == 1 for r in stacked if r.stop_reason == "nonfinite")
+
+
+@pytest.mark.parametrize("mode", ["stacked", "sequential"])
+def test_first_success_decides_the_probe(data, mode):
+    settings = TrainSettings(
+        max_steps=200, eval_every=10, lrs=(1e-1, 1e-5), seeds=(1, 2), grid_mode=mode
+    )
+    done = []
+    results = train_grid(
+        lambda: EmbedLinear(hidden=16), data, 24, settings, on_run_done=done.append
+    )
+    assert sorted(done, key=results.index) == results
+    winners = [r for r in results if r.success]
+    assert winners and all(r.stop_reason == "epsilon" for r in winners)
+    decided = [r for r in results if r.stop_reason == "probe_decided"]
+    assert len(decided) + len(winners) == len(results)
+    # Stacked runs stop at the deciding evaluation; sequential ones never start.
+    expected_steps = {winners[0].steps} if mode == "stacked" else {0}
+    assert {r.steps for r in decided} == expected_steps
+
+
+def test_full_grid_keeps_every_run(data):
+    settings = TrainSettings(
+        max_steps=40, eval_every=10, lrs=(1e-1, 1e-5), seeds=(1, 2), stop_on_first_success=False
+    )
+    results = train_grid(lambda: EmbedLinear(hidden=16), data, 24, settings)
+    assert {r.stop_reason for r in results} == {"epsilon", "budget"}
+    assert all(r.steps == 40 for r in results if r.lr == 1e-5)
+
+
+@pytest.mark.parametrize("mode", ["stacked", "sequential"])
+def test_skip_set_is_not_trained(data, mode):
+    settings = TrainSettings(
+        max_steps=10, eval_every=10, lrs=(1e-2, 1e-3), seeds=(1, 2), grid_mode=mode
+    )
+    skip = {(1e-2, 1), (1e-3, 2)}
+    results = train_grid(EmbedLinear, data, 24, settings, skip=skip)
+    assert [(r.lr, r.seed) for r in results] == [(1e-2, 2), (1e-3, 1)]
+    assert train_grid(EmbedLinear, data, 24, settings, skip=set(settings.grid)) == []
+    with pytest.raises(ValueError, match="pool size"):
+        train_grid(EmbedLinear, data, 0, settings)
+
+
+def test_stacked_grid_is_deterministic(data):
+    settings = TrainSettings(max_steps=20, eval_every=10, lrs=(1e-2, 1e-3), seeds=(1, 2))
+    runs = [train_grid(EmbedLinear, data, 24, settings) for _ in range(2)]
+    strip = [[dataclasses.replace(r, wall_s=0.0) for r in rs] for rs in runs]
+    assert strip[0] == strip[1]
+
+
+def test_model_without_vmap_falls_back_to_sequential(data, caplog, monkeypatch):
+    monkeypatch.setattr(grid, "_LOGGED_VERDICTS", set())
+    settings = TrainSettings(max_steps=10, eval_every=5, lrs=(1e-2,), seeds=(1, 2))
+    with caplog.at_level(logging.WARNING, logger="hf_induction.training"):
+        stacked, sequential = both_modes(NoVmap, data, 24, settings)
+    assert_same_runs(stacked, sequential, rtol=0)
+    assert "NoVmap does not train under torch.func.vmap" in caplog.text
+
+
+def test_runs_train_on_the_requested_device(data):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    settings = TrainSettings(max_steps=5, eval_every=5, lrs=(1e-2,), seeds=(1, 2), device=device)
+    assert len(train_grid(EmbedLinear, data, 24, settings)) == 2
+
+
+def test_declared_vmap_forward_trains_stacked(data, caplog):
+    settings = TrainSettings(
+        max_steps=20, eval_every=10, lrs=(1e-2, 1e-3), seeds=(1,), stop_on_first_success=False
+    )
+    with caplog.at_level(logging.WARNING, logger="hf_induction.training"):
+        stacked, sequential = both_modes(NoVmapWithHook, data, 24, settings)
+    assert "NoVmapWithHook" not in caplog.text
+    assert_same_runs(stacked, sequential)
