@@ -1,0 +1,189 @@
+"""The κ leaderboard: results (a local folder or a Hub dataset id) -> sorted entries -> markdown.
+
+One entry per κ row: task × group × format × L × model, with N*_joint and Σ_n N*_n.
+Entries are sorted by task, group, format and L, then by κ, largest first (undefined κ
+last). The Space app and ``scripts/leaderboard.py`` both build on ``leaderboard_entries``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..results import KappaRow, NstarRow
+from ..tasks import TaskConfig
+
+GROUP_PREFIX = {"modadd": "Z", "permutation": "S"}
+
+
+def load_table(source: str | Path, table: str, *, cache_dir: str | None = None) -> list[dict]:
+    """The rows of config ``table`` ("kappa", "nstar", "journal") of a results folder or repo.
+
+    ``datasets.load_dataset(source, table)`` reads both; a table without rows gives [].
+    """
+    import datasets
+
+    try:
+        ds = datasets.load_dataset(str(source), table, split="train", cache_dir=cache_dir)
+    except datasets.exceptions.DataFilesNotFoundError:
+        return []
+    return ds.to_list()
+
+
+def load_kappa(source: str | Path, **kwargs: Any) -> list[KappaRow]:
+    return [KappaRow.from_dict(row) for row in load_table(source, "kappa", **kwargs)]
+
+
+def load_nstar(source: str | Path, **kwargs: Any) -> list[NstarRow]:
+    return [NstarRow.from_dict(row) for row in load_table(source, "nstar", **kwargs)]
+
+
+def _cell_of(dataset: str, config: str) -> tuple[str, str, int | None]:
+    """(group, format, L) of a config name; unparseable names keep what can be read."""
+    try:
+        cell = TaskConfig.parse(dataset, config)
+    except ValueError:
+        return "?", config.split("_")[0], None
+    return f"{GROUP_PREFIX[dataset]}_{cell.group_param}", cell.format, cell.max_len
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of the leaderboard."""
+
+    task: str
+    group: str
+    format: str
+    max_len: int | None
+    model: str
+    config: str
+    kappa: float | None
+    kappa_low: float | None
+    kappa_high: float | None
+    nstar_joint: int | None
+    nstar_sum: int | None
+    lengths: tuple[int, ...]
+    nstar_by_length: tuple[int | None, ...]
+
+    @classmethod
+    def from_row(cls, row: KappaRow) -> Entry:
+        group, fmt, max_len = _cell_of(row.dataset, row.config)
+        by_length = tuple(row.nstar_by_length)
+        total = None if any(n is None for n in by_length) else sum(by_length)
+        return cls(
+            task=row.dataset, group=group, format=fmt, max_len=max_len, model=row.model,
+            config=row.config, kappa=row.kappa, kappa_low=row.kappa_low,
+            kappa_high=row.kappa_high, nstar_joint=row.nstar_joint, nstar_sum=total,
+            lengths=tuple(row.lengths), nstar_by_length=by_length,
+        )
+
+    @property
+    def task_label(self) -> str:
+        return f"{self.task} {self.group}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _sort_key(e: Entry) -> tuple:
+    kappa = -e.kappa if e.kappa is not None and math.isfinite(e.kappa) else math.inf
+    return (e.task, e.group, e.format, e.max_len or 0, kappa, e.model)
+
+
+def leaderboard_entries(rows: Iterable[KappaRow]) -> list[Entry]:
+    """One entry per κ key (the last row wins, as for a rerun), sorted."""
+    latest = {row.key: row for row in rows}
+    return sorted((Entry.from_row(r) for r in latest.values()), key=_sort_key)
+
+
+def load_leaderboard(source: str | Path, **kwargs: Any) -> list[Entry]:
+    return leaderboard_entries(load_kappa(source, **kwargs))
+
+
+def fmt_number(value: float | int | None, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()
+                                  and abs(value) >= 1000):
+        return f"{int(value):,}"
+    return f"{value:.{digits}g}"
+
+
+def kappa_range(e: Entry) -> str:
+    if e.kappa_low is None and e.kappa_high is None:
+        return "—"
+    high = "∞" if e.kappa_high is None else fmt_number(e.kappa_high)
+    return f"[{fmt_number(e.kappa_low)}, {high}]"
+
+
+TABLE_COLUMNS = ("task", "group", "format", "L", "model", "κ", "κ range", "N*_joint", "Σ N*_n")
+
+
+def table_rows(entries: Sequence[Entry]) -> list[list[str]]:
+    """The leaderboard as strings, in TABLE_COLUMNS order (markdown and the app share it)."""
+    return [
+        [e.task, e.group, e.format, "—" if e.max_len is None else str(e.max_len), e.model,
+         fmt_number(e.kappa), kappa_range(e), fmt_number(e.nstar_joint),
+         fmt_number(e.nstar_sum)]
+        for e in entries
+    ]
+
+
+def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+NSTAR_TABLE_COLUMNS = ("task", "config", "model", "N*", "largest failing", "pool", "converged")
+
+
+def nstar_table_rows(rows: Iterable[NstarRow]) -> list[list[str]]:
+    latest = {r.key: r for r in rows}
+    ordered = sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model))
+    return [
+        [r.dataset, r.config, r.model, fmt_number(r.n_star), fmt_number(r.largest_failing),
+         fmt_number(r.pool_size), "yes" if r.converged else "no"]
+        for r in ordered
+    ]
+
+
+def render_markdown(entries: Sequence[Entry], nstar_rows: Iterable[NstarRow] = (),
+                    source: str = "", figures: Sequence[str] = ()) -> str:
+    """``leaderboard.md``: the κ table, the N* table, links to the figures."""
+    parts = [
+        "# κ leaderboard",
+        "",
+        "κ = Σ_n N*_n / N*_joint (\"On the 'Induction Bias' in Sequence Models\"): above 1,",
+        "learning is shared across lengths; about 1, one solution per length; below 1,",
+        "interference. κ range: the bounds the search brackets allow (N* lies in",
+        "(largest failing, N*]). — : undefined (some N* was not found).",
+    ]
+    if source:
+        parts += ["", f"Results: `{source}`"]
+    parts += ["", "## κ per model × format × task", "",
+              _markdown_table(TABLE_COLUMNS, table_rows(entries)) if entries else "(no κ rows)"]
+    nstar = nstar_table_rows(nstar_rows)
+    if nstar:
+        parts += ["", "## N* per search", "", _markdown_table(NSTAR_TABLE_COLUMNS, nstar)]
+    if figures:
+        parts += ["", "## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures]
+    return "\n".join(parts) + "\n"
+
+
+def write_leaderboard(source: str | Path, out: str | Path, **kwargs: Any) -> list[Path]:
+    """Write ``out/leaderboard.md`` and the PNG figures; returns the files written."""
+    from .plots import write_figures
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    entries = load_leaderboard(source, **kwargs)
+    nstar = load_nstar(source, **kwargs)
+    figures = write_figures(entries, out)
+    md = out / "leaderboard.md"
+    md.write_text(render_markdown(entries, nstar, str(source), [str(f) for f in figures]),
+                  encoding="utf-8")
+    return [md, *figures]

@@ -1,0 +1,109 @@
+"""Leaderboard figures as PNG (matplotlib, Agg backend): N* against length, κ by model and format.
+
+One figure of each kind per task (dataset × group):
+
+    nstar_vs_length_<task>_<group>.png   one panel per format, one line per model (and L),
+                                         N*_n against n on a log scale; N*_joint dashed
+    kappa_<task>_<group>.png             bars of κ per format × L, one bar per model
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+from .leaderboard import Entry  # noqa: E402
+
+
+def _by_task(entries: Sequence[Entry]) -> dict[tuple[str, str], list[Entry]]:
+    groups: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+    for e in entries:
+        groups[(e.task, e.group)].append(e)
+    return dict(sorted(groups.items()))
+
+
+def _models(entries: Sequence[Entry]) -> list[str]:
+    return sorted({e.model for e in entries})
+
+
+def _colours(models: Sequence[str]) -> dict[str, tuple]:
+    cmap = plt.get_cmap("tab10")
+    return {m: cmap(i % 10) for i, m in enumerate(models)}
+
+
+def plot_nstar_vs_length(entries: Sequence[Entry], path: Path) -> Path:
+    """N*_n against n, log y; one panel per format, one line per (model, L)."""
+    formats = sorted({e.format for e in entries})
+    colours = _colours(_models(entries))
+    several_l = len({e.max_len for e in entries}) > 1
+    fig, axes = plt.subplots(1, len(formats), figsize=(4.5 * len(formats), 3.6), squeeze=False,
+                             sharey=True)
+    for ax, fmt in zip(axes[0], formats, strict=True):
+        for e in (e for e in entries if e.format == fmt):
+            # A length whose N* was not found is a gap in the line (NaN), not a straight join.
+            ys = [math.nan if v is None else v for v in e.nstar_by_length]
+            label = e.model + (f" L{e.max_len}" if several_l else "")
+            if e.lengths:
+                ax.plot(e.lengths, ys, marker="o", color=colours[e.model], label=label)
+            if e.nstar_joint is not None:
+                ax.axhline(e.nstar_joint, color=colours[e.model], linestyle="--", linewidth=0.8)
+        ax.set_yscale("log")
+        ax.set_title(fmt)
+        ax.set_xlabel("length n")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(True, which="both", alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize="small")
+    axes[0][0].set_ylabel("N*_n (dashed: N*_joint)")
+    fig.suptitle(f"N* against length: {entries[0].task_label}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
+    """κ per (format, L) group of bars, one bar per model; κ = 1 drawn as a line."""
+    models = _models(entries)
+    colours = _colours(models)
+    slots = sorted({(e.format, e.max_len or 0) for e in entries})
+    width = 0.8 / max(len(models), 1)
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.3 * len(slots) * max(len(models), 1) / 2 + 2), 3.6))
+    for i, model in enumerate(models):
+        xs, ys = [], []
+        for j, slot in enumerate(slots):
+            found = [e for e in entries if e.model == model and (e.format, e.max_len or 0) == slot]
+            if found and found[0].kappa is not None:
+                xs.append(j + (i - (len(models) - 1) / 2) * width)
+                ys.append(found[0].kappa)
+        ax.bar(xs, ys, width=width, color=colours[model], label=model)
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+    ax.set_xticks(range(len(slots)))
+    ax.set_xticklabels([f"{fmt} L{max_len}" for fmt, max_len in slots])
+    ax.set_ylabel("κ")
+    ax.set_title(f"κ by model and format: {entries[0].task_label}")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def write_figures(entries: Sequence[Entry], out: str | Path) -> list[Path]:
+    """Both figures for every task in ``entries``, into ``out``; returns the paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for (task, group), task_entries in _by_task(entries).items():
+        stem = f"{task}_{group}"
+        written.append(plot_nstar_vs_length(task_entries, out / f"nstar_vs_length_{stem}.png"))
+        written.append(plot_kappa_bars(task_entries, out / f"kappa_{stem}.png"))
+    return written

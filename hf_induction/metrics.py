@@ -1,0 +1,100 @@
+"""State-tracking metrics on aligned labels: plain functions of numpy or torch arrays.
+
+Labels follow the token layout (``hf_induction.tasks.layout``): ``labels[b, i]`` is the
+target of the output at position i, -100 where nothing is supervised, and nothing is
+shifted. Predictions are token ids ``[B, T]`` or logits ``[B, T, V]`` (argmax is taken).
+
+A *state* position is a supervised position whose label is a group element id, i.e.
+``0 <= label < group_order``. That leaves out cot's final EOS label, so for every format
+the final state of an example is its last state position:
+
+    acot:     labels = [-100, s_1..s_n]                -> s_n at the last position
+    outcome:  labels = [-100 x (n+1), s_n]             -> s_n
+    cot:      labels = [-100 x (n+1), s_1..s_n, EOS]   -> s_n, the label before EOS
+
+Every function returns a Python float; NaN when there is nothing to score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+IGNORE = -100
+
+
+def _as_numpy(array: Any) -> np.ndarray:
+    if hasattr(array, "detach"):
+        array = array.detach().cpu().numpy()
+    return np.asarray(array)
+
+
+def _predicted_ids(predictions_or_logits: Any, labels: np.ndarray) -> np.ndarray:
+    predictions = _as_numpy(predictions_or_logits)
+    if predictions.ndim == labels.ndim + 1:
+        predictions = predictions.argmax(-1)  # logits [B, T, V] -> ids [B, T]
+    if predictions.shape != labels.shape:
+        raise ValueError(
+            f"predictions {predictions.shape} and labels {labels.shape} do not align "
+            "(expected ids [B, T] or logits [B, T, V] with labels [B, T])"
+        )
+    return predictions
+
+
+def _state_mask(labels: np.ndarray, group_order: int | None) -> np.ndarray:
+    if group_order is None:
+        return labels != IGNORE
+    return (labels >= 0) & (labels < group_order)
+
+
+def state_accuracy(predictions: Any, labels: Any, group_order: int | None = None) -> float:
+    """Accuracy over the supervised positions of every example, pooled.
+
+    With ``group_order`` only state positions count (cot's EOS label is left out);
+    without it every position whose label is not -100 counts.
+    """
+    labels = _as_numpy(labels)
+    predictions = _predicted_ids(predictions, labels)
+    mask = _state_mask(labels, group_order)
+    if not mask.any():
+        return float("nan")
+    return float((predictions[mask] == labels[mask]).mean())
+
+
+def final_state_accuracy(predictions: Any, labels: Any, group_order: int) -> float:
+    """Fraction of examples whose final state (the last label < ``group_order``) is right.
+
+    Examples without any state label are left out.
+    """
+    labels = _as_numpy(labels)
+    predictions = _predicted_ids(predictions, labels)
+    mask = _state_mask(labels, group_order)  # [B, T]
+    has_state = mask.any(axis=1)
+    if not has_state.any():
+        return float("nan")
+    # The last True per row: the first True of the reversed row, counted from the end.
+    last = labels.shape[1] - 1 - mask[:, ::-1].argmax(axis=1)  # [B]
+    rows = np.flatnonzero(has_state)
+    hits = predictions[rows, last[rows]] == labels[rows, last[rows]]
+    return float(hits.mean())
+
+
+def normalised_accuracy(accuracy: float, group_order: int) -> float:
+    """(acc - 1/|G|) / (1 - 1/|G|): chance is 0, perfect is 1 (the paper's OOD score)."""
+    if group_order < 2:
+        raise ValueError(f"group_order must be at least 2, got {group_order}")
+    chance = 1.0 / group_order
+    return float((accuracy - chance) / (1.0 - chance))
+
+
+def state_tracking_metrics(predictions: Any, labels: Any, group_order: int) -> dict[str, float]:
+    """All of the above at once, under the names the ``evaluate`` module returns."""
+    state = state_accuracy(predictions, labels, group_order)
+    final = final_state_accuracy(predictions, labels, group_order)
+    return {
+        "state_accuracy": state,
+        "final_state_accuracy": final,
+        "normalised_state_accuracy": normalised_accuracy(state, group_order),
+        "normalised_final_state_accuracy": normalised_accuracy(final, group_order),
+    }

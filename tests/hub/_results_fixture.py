@@ -1,0 +1,47 @@
+"""A small known results folder: κ rows for two models × two formats of modadd, and one of S_5."""
+
+from pathlib import Path
+
+from hf_induction.results import KappaRow, NstarRow, ResultsFolder
+
+# (dataset, format, model) -> (N*_n for n = 2..L, N*_joint); None = not found.
+NSTARS = {
+    ("modadd", "acot", "lstm"): ([40, 80, 120], 60),           # κ = 240 / 60 = 4
+    ("modadd", "acot", "gpt2"): ([50, 100, 150], 600),         # κ = 0.5
+    ("modadd", "cot", "lstm"): ([30, 30, 30], 45),             # κ = 2
+    ("modadd", "cot", "gpt2"): ([100, None, 100], 150),        # κ undefined
+    ("permutation", "acot", "dense_ssm"): ([64, 128, 256], 112),  # κ = 4
+}
+L = 4
+
+
+def nstar_row(dataset, config, model, n_star):
+    return NstarRow(
+        key=f"search-{dataset}-{config}-{model}", dataset=dataset, config=config, model=model,
+        model_config_hash="h" + model, search_mode="refined", pool_size=10**6, n_cap=10**6,
+        n_star=n_star, largest_failing=None if n_star is None else n_star // 2,
+        converged=n_star is not None, num_probes=5, total_steps=1000, probes="[]",
+        search_settings="{}", epsilon=1e-4, protocol_hash="p0", package_version="0.1.0",
+        git_commit="deadbeef", hardware="cpu", wall_s=1.0,
+        finished_at="2026-01-01T00:00:00+00:00",
+    )
+
+
+def write_results(path: Path) -> ResultsFolder:
+    folder = ResultsFolder(path)
+    for (dataset, fmt, model), (by_n, joint) in NSTARS.items():
+        rows = {n: nstar_row(dataset, f"{fmt}_L{n}", model, v)
+                for n, v in zip(range(2, L + 1), by_n, strict=True)}
+        joint_row = nstar_row(dataset, f"{fmt}_L{L}_uniform", model, joint)
+        for row in [*rows.values(), joint_row]:
+            folder.append_nstar(row)
+        folder.append_kappa(KappaRow.build(
+            key=f"kappa-{dataset}-{fmt}-{model}", by_length=rows, joint=joint_row,
+            finished_at="2026-01-01T00:00:00+00:00"))
+    return folder
+
+
+def folder_snapshot(path: Path) -> dict[str, bytes]:
+    """Every file under ``path`` with its bytes, to show a push left the folder untouched."""
+    files = sorted(p for p in path.rglob("*") if p.is_file())
+    return {str(p.relative_to(path)): p.read_bytes() for p in files}

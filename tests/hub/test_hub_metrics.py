@@ -1,0 +1,79 @@
+"""hf_induction.metrics on the three label layouts; the evaluate module gives the same numbers."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from hf_induction.metrics import (
+    final_state_accuracy,
+    normalised_accuracy,
+    state_accuracy,
+    state_tracking_metrics,
+)
+from hf_induction.tasks import IGNORE, Vocab
+
+G = 5
+EOS = Vocab(G).eos
+X = IGNORE
+
+# acot: [BOS, g1..g3] -> labels [-100, s1..s3]; the second example gets s2 and s3 wrong.
+ACOT_LABELS = np.array([[X, 1, 3, 0], [X, 2, 2, 4]])
+ACOT_PRED = np.array([[7, 1, 3, 0], [0, 2, 1, 1]])
+# cot: labels [-100 x (n+1), s1..sn, EOS]: the final state is the label BEFORE EOS.
+COT_LABELS = np.array([[X, X, X, 4, 1, EOS], [X, X, X, 3, 3, EOS]])
+COT_PRED = np.array([[0, 0, 0, 4, 1, 0], [0, 0, 0, 3, 2, EOS]])
+# outcome: one supervised position, at different places for different lengths (padding -100).
+OUT_LABELS = np.array([[X, X, X, 2, X], [X, X, X, X, 0]])
+OUT_PRED = np.array([[1, 1, 1, 2, 1], [1, 1, 1, 1, 1]])
+
+
+def test_acot():
+    assert state_accuracy(ACOT_PRED, ACOT_LABELS, G) == pytest.approx(4 / 6)
+    assert final_state_accuracy(ACOT_PRED, ACOT_LABELS, G) == 0.5
+
+
+def test_cot_excludes_eos():
+    # with |G| the EOS position is not a state: 3 right of 4 states (EOS miss ignored)
+    assert state_accuracy(COT_PRED, COT_LABELS, G) == pytest.approx(3 / 4)
+    # without |G| every supervised position counts: EOS is wrong once, right once
+    assert state_accuracy(COT_PRED, COT_LABELS) == pytest.approx(4 / 6)
+    assert final_state_accuracy(COT_PRED, COT_LABELS, G) == 0.5
+
+
+def test_outcome_and_empty():
+    assert final_state_accuracy(OUT_PRED, OUT_LABELS, G) == 0.5
+    assert state_accuracy(OUT_PRED, OUT_LABELS, G) == 0.5
+    empty = np.full((2, 3), X)
+    assert np.isnan(state_accuracy(empty, empty, G))
+    assert np.isnan(final_state_accuracy(empty, empty, G))
+    # an example with no state label is left out of the final-state score
+    mixed = np.vstack([ACOT_LABELS[:1], np.full((1, 4), X)])
+    assert final_state_accuracy(ACOT_PRED, mixed, G) == 1.0
+
+
+def test_logits_torch_and_normalisation():
+    logits = torch.nn.functional.one_hot(torch.as_tensor(ACOT_PRED), 9).float()  # [B, T, V]
+    assert state_accuracy(logits, torch.as_tensor(ACOT_LABELS), G) == pytest.approx(4 / 6)
+    assert normalised_accuracy(1 / G, G) == pytest.approx(0.0)
+    assert normalised_accuracy(1.0, G) == pytest.approx(1.0)
+    assert normalised_accuracy(0.6, 5) == pytest.approx((0.6 - 0.2) / 0.8)
+    all_ = state_tracking_metrics(ACOT_PRED, ACOT_LABELS, G)
+    assert all_["normalised_final_state_accuracy"] == pytest.approx((0.5 - 0.2) / 0.8)
+    with pytest.raises(ValueError, match="do not align"):
+        state_accuracy(ACOT_PRED[:, :2], ACOT_LABELS, G)
+
+
+def test_evaluate_module_matches_the_functions():
+    evaluate = pytest.importorskip("evaluate")
+    path = Path(__file__).resolve().parents[2] / "metrics" / "state_tracking"
+    metric = evaluate.load(str(path))
+    cases = [(ACOT_PRED, ACOT_LABELS), (COT_PRED, COT_LABELS), (OUT_PRED, OUT_LABELS)]
+    for pred, labels in cases:
+        got = metric.compute(predictions=pred.tolist(), references=labels.tolist(), group_order=G)
+        assert got == pytest.approx(state_tracking_metrics(pred, labels, G))
+    # ragged sequences are padded with -100, which changes nothing
+    ragged = [[X, 1, 3, 0], [X, 2]]
+    got = metric.compute(predictions=[[0, 1, 3, 1], [0, 2]], references=ragged, group_order=G)
+    assert got["state_accuracy"] == pytest.approx(3 / 4) and got["final_state_accuracy"] == 0.5
