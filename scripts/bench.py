@@ -3,7 +3,13 @@
     python scripts/bench.py [--quick] [--only SECTION ...] [--json FILE]
 
 Sections: generation (examples per second of the task generator), gemm (the machine's
-fp32 matrix-multiply rate, the practical peak every achieved rate is compared with).
+fp32 matrix-multiply rate, the practical peak every achieved rate is compared with),
+paper_step (per model, paper preset, batch 64, length 20: step time, analytic FLOPs,
+GFLOP/s and its ratio to gemm), dense_ssm_fast_vs_reference, grid_speedup (15 separate
+runs over the stacked grid, same steps), search_speedup_vs_trainer (a whole N* search with
+transformers.Trainer over ours, same budget, both N*, and the steps spent against the paper
+protocol), early_failure (N* with and without the early-failure rule on small cells),
+threads (searches per hour: 1 process x 2 threads vs 2 processes x 1 thread).
 Ratios are measured side by side in one run; absolute times on a shared machine are noisy.
 """
 
@@ -59,19 +65,337 @@ def bench_generation(quick: bool) -> dict:
     return out
 
 
+VOCAB = 9  # Z_5 and its four special tokens
+PAPER_LENGTH = 20
+
+
+def _flops_per_token(name: str, config) -> float:
+    """Analytic forward FLOPs per token (2 per multiply-add of the matrix products).
+
+    GPT-2: 24 d^2 per layer (QKV, projection, MLP x4) plus 4 T d for QK^T and AV at full
+    length T (no causal halving), and the head. LSTM: 8 H (E + H) per layer and the head.
+    Dense-SSM: the all_tokens kernel's 2 d (V d) (V times the useful 2 d^2) and the head.
+    Mamba: in/out projections, x_proj and dt_proj (2 x (2 d e + e (r + 2 n) + r e + e d)
+    with e = expand d, r = dt_rank, n = state_size) per layer, and the head; the scan and
+    the convolution are elementwise and left out.
+    """
+    V = config.vocab_size
+    if name == "gpt2":
+        d, L = config.n_embd, config.n_layer
+        return L * (24 * d * d + 4 * PAPER_LENGTH * d) + 2 * d * V
+    if name == "lstm":
+        H, E, L = config.hidden_size, config.embedding_size, config.num_hidden_layers
+        return sum(8 * H * ((E if k == 0 else H) + H) for k in range(L)) + 2 * H * V
+    if name == "dense_ssm":
+        d = config.hidden_size
+        return 2 * d * V * d + 2 * d * V
+    d, L = config.hidden_size, config.num_hidden_layers
+    e, n, r = config.intermediate_size, config.state_size, config.time_step_rank
+    return L * 2 * (2 * d * e + e * (r + 2 * n) + r * e + e * d) + 2 * d * V
+
+
+def _train_steps(model, steps: int, batch: int = 64, length: int = PAPER_LENGTH) -> float:
+    """Seconds per Adam step (forward, aligned loss, backward, update), best of ``steps``."""
+    import torch
+
+    from hf_induction.training import aligned_loss
+    from hf_induction.training.trainer import logits_of
+
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, VOCAB - 4, (batch, length), generator=g)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+
+    def step():
+        loss = aligned_loss(logits_of(model(input_ids=ids)), ids)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    step()
+    return best_of(step, steps)
+
+
+@section
+def bench_paper_step(quick: bool) -> dict:
+    import torch
+
+    from hf_induction.models import build_model
+
+    gemm = bench_gemm(quick)["gemm_gflops"]
+    out = {"gemm_gflops": gemm}
+    for name in ("gpt2", "lstm", "dense_ssm", "mamba"):
+        torch.manual_seed(0)
+        model = build_model(name, VOCAB, "paper")
+        # Mamba's pure-PyTorch path is very slow on the CPU: one timed step.
+        steps = 1 if name == "mamba" else (2 if quick else 5)
+        seconds = _train_steps(model, steps)
+        flops = 3 * _flops_per_token(name, model.config) * 64 * PAPER_LENGTH
+        out[f"{name}_paper_step_s"] = seconds
+        out[f"{name}_paper_flops_per_step"] = flops
+        out[f"{name}_paper_gflops"] = flops / seconds / 1e9
+        out[f"{name}_paper_ratio_to_gemm"] = flops / seconds / 1e9 / gemm
+    return out
+
+
+@section
+def bench_dense_ssm_fast_vs_reference(quick: bool) -> dict:
+    import torch
+
+    from hf_induction.models.dense_ssm.bench import bench_fast_vs_reference
+
+    out = {}
+    for backward in (False, True):
+        r = bench_fast_vs_reference(
+            repeats=1 if quick else 3, backward=backward, num_threads=torch.get_num_threads()
+        )
+        tag = "fwd_bwd" if backward else "fwd"
+        out[f"dense_ssm_fast_{tag}_s"] = r["fast_s"]
+        out[f"dense_ssm_reference_{tag}_s"] = r["reference_s"]
+        out[f"dense_ssm_fast_vs_reference_{tag}"] = r["ratio"]
+    out["dense_ssm_fast_vs_reference"] = out["dense_ssm_fast_vs_reference_fwd_bwd"]
+    return out
+
+
+def _echo_data(vocab: int = VOCAB - 4, max_len: int = PAPER_LENGTH, pool: int = 2048):
+    import torch
+
+    from hf_induction.training import TrainData
+
+    g = torch.Generator().manual_seed(0)
+
+    def split(rows):
+        ids = torch.randint(0, vocab, (rows, max_len), generator=g)
+        return ids, ids.clone()
+
+    return TrainData(*split(pool), *split(256))
+
+
+@section
+def bench_grid_speedup(quick: bool) -> dict:
+    """15 runs as one stacked grid vs one run at a time (measured once, x15), same steps."""
+    import dataclasses
+
+    from hf_induction.models import build_model
+    from hf_induction.training import TrainSettings, train_grid, train_run
+
+    data = _echo_data()
+    out = {}
+    cases = [(m, "tiny", 30 if quick else 100) for m in ("dense_ssm", "lstm", "gpt2", "mamba")]
+    cases += [("dense_ssm", "paper", 2 if quick else 5), ("lstm", "paper", 2 if quick else 5)]
+    if not quick:
+        cases += [("gpt2", "paper", 2)]
+    for name, preset, steps in cases:
+        settings = TrainSettings(
+            max_steps=steps,
+            eval_every=steps,
+            epsilon=1e-30,
+            stop_on_first_success=False,
+            lrs=(1e-3, 1e-4, 1e-5),
+            grid_mode="stacked",
+        )
+
+        def factory(name=name, preset=preset):
+            return build_model(name, VOCAB, preset)
+
+        train_run(factory, data, 1024, 1e-3, 10, dataclasses.replace(settings, max_steps=1))
+        t = time.perf_counter()
+        train_grid(factory, data, 1024, settings)
+        stacked = time.perf_counter() - t
+        t = time.perf_counter()
+        train_run(factory, data, 1024, 1e-3, 10, settings)
+        one = time.perf_counter() - t
+        key = f"{name}_{preset}"
+        out[f"{key}_grid_steps"] = steps
+        out[f"{key}_stacked_15_s"] = stacked
+        out[f"{key}_separate_15_s"] = 15 * one
+        out[f"{key}_grid_speedup"] = 15 * one / stacked
+    return out
+
+
+REFERENCE_CELL = ("modadd", "acot_L4_m3")
+
+
+def _cell_data(dataset: str, config: str):
+    import torch
+
+    from hf_induction.data import cell_arrays
+    from hf_induction.tasks import TaskConfig, train_pool_size, vocab_of
+    from hf_induction.training import TrainData
+
+    cfg = TaskConfig.parse(dataset, config)
+    pool = train_pool_size(cfg)
+    a = cell_arrays(cfg, 0, pool)
+    tensors = (a.train_input_ids, a.train_labels, a.val_input_ids, a.val_labels)
+    return TrainData(*(torch.from_numpy(x) for x in tensors)), vocab_of(cfg).size
+
+
+def search_cell(
+    dataset: str, config: str, model: str, settings, trainer: str = "ours", mode: str = "paper"
+) -> dict:
+    """One whole N* search of a small cell; ``trainer`` "ours" (train_grid) or "hf_trainer"."""
+    from hf_induction.models import build_model
+    from hf_induction.search import ProbeOutcome, SearchSettings, run_search
+    from hf_induction.training import train_grid
+    from hf_induction.training.hf_trainer_baseline import trainer_grid
+
+    data, vocab = _cell_data(dataset, config)
+
+    def factory():
+        return build_model(model, vocab, "tiny")
+
+    def probe(n: int) -> ProbeOutcome:
+        t = time.perf_counter()
+        if trainer == "ours":
+            runs = train_grid(factory, data, n, settings)
+        else:
+            runs = trainer_grid(factory, data, n, settings)
+        return ProbeOutcome(
+            n=n,
+            success=any(r.success for r in runs),
+            best_val_loss=min(r.best_val_loss for r in runs),
+            steps=sum(r.steps for r in runs),
+            wall_s=time.perf_counter() - t,
+        )
+
+    search = SearchSettings(mode=mode, n_max=settings.max_steps * settings.batch_size)
+    t = time.perf_counter()
+    result = run_search(probe, data.pool_size, search)
+    return {
+        "n_star": result.n_star,
+        "largest_failing": result.largest_failing,
+        "wall_s": time.perf_counter() - t,
+        "steps": result.total_steps,
+        "probes": len(result.probes),
+    }
+
+
+def _reference_settings(quick: bool):
+    from hf_induction.training import TrainSettings
+
+    # Learning rates the tiny Dense-SSM learns Z_3 with in a few hundred steps (the paper's
+    # 1e-3..1e-5 need far more steps than a benchmark can afford on 2 cores).
+    return TrainSettings(
+        max_steps=300 if quick else 600,
+        eval_every=25,
+        lrs=(0.1, 0.03, 0.01),
+        seeds=(10,) if quick else (10, 20, 30, 40, 50),
+    )
+
+
+@section
+def bench_search_speedup_vs_trainer(quick: bool) -> dict:
+    import dataclasses
+
+    settings = _reference_settings(quick)
+    out = {
+        "reference_cell": "/".join(REFERENCE_CELL) + " dense_ssm tiny",
+        "reference_runs_per_probe": len(settings.grid),
+        "reference_max_steps": settings.max_steps,
+    }
+    ours = search_cell(*REFERENCE_CELL, "dense_ssm", settings)
+    early = search_cell(
+        *REFERENCE_CELL, "dense_ssm", dataclasses.replace(settings, patience_steps=200)
+    )
+    hf = search_cell(*REFERENCE_CELL, "dense_ssm", settings, trainer="hf_trainer")
+    for tag, r in (("ours", ours), ("ours_early_failure", early), ("hf_trainer", hf)):
+        for key in ("n_star", "largest_failing", "wall_s", "steps", "probes"):
+            out[f"search_{tag}_{key}"] = r[key]
+    out["search_speedup_vs_trainer"] = hf["wall_s"] / ours["wall_s"]
+    out["search_speedup_vs_trainer_early_failure"] = hf["wall_s"] / early["wall_s"]
+    # The paper's protocol: 15 runs x 250,000 steps for every probe.
+    paper_steps = ours["probes"] * 15 * 250_000
+    out["search_steps_paper_protocol"] = paper_steps
+    out["search_steps_ratio_paper_over_ours"] = paper_steps / ours["steps"]
+    return out
+
+
+EARLY_FAILURE_CELLS = [
+    ("modadd", "acot_L4_m3", "dense_ssm"),
+    ("modadd", "outcome_L4_m3", "dense_ssm"),
+    ("modadd", "acot_L3_m5", "dense_ssm"),
+    ("modadd", "acot_L4_m3", "lstm"),
+]
+
+
+@section
+def bench_early_failure(quick: bool) -> dict:
+    """How often the early-failure rule changes N*: full-grid searches with and without it."""
+    import dataclasses
+
+    settings = _reference_settings(quick)
+    out = {}
+    changed = 0
+    cells = EARLY_FAILURE_CELLS[:2] if quick else EARLY_FAILURE_CELLS
+    for dataset, config, model in cells:
+        key = f"{config}_{model}"
+        full = search_cell(dataset, config, model, settings)
+        early = search_cell(
+            dataset, config, model, dataclasses.replace(settings, patience_steps=200)
+        )
+        out[f"early_failure_{key}_n_star"] = f"{full['n_star']} -> {early['n_star']}"
+        out[f"early_failure_{key}_steps_ratio"] = full["steps"] / early["steps"]
+        changed += full["n_star"] != early["n_star"]
+    out["early_failure_cells"] = len(cells)
+    out["early_failure_nstar_changed"] = changed
+    return out
+
+
+def _one_search(threads: int) -> float:
+    import torch
+
+    torch.set_num_threads(threads)
+    return search_cell(*REFERENCE_CELL, "dense_ssm", _reference_settings(True))["wall_s"]
+
+
+@section
+def bench_threads(quick: bool) -> dict:
+    """Searches per hour on the reference cell: one 2-thread process vs two 1-thread ones."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    rounds = 1 if quick else 2
+    t = time.perf_counter()
+    for _ in range(2 * rounds):
+        with ctx.Pool(1) as pool:
+            pool.apply(_one_search, (2,))
+    one_by_two = 2 * rounds / (time.perf_counter() - t) * 3600
+    t = time.perf_counter()
+    with ctx.Pool(2) as pool:
+        pool.map(_one_search, [1] * (2 * rounds))
+    two_by_one = 2 * rounds / (time.perf_counter() - t) * 3600
+    return {
+        "searches_per_hour_1proc_x_2threads": one_by_two,
+        "searches_per_hour_2procs_x_1thread": two_by_one,
+    }
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--quick", action="store_true", help="smaller sizes, under 5 minutes")
     p.add_argument("--only", nargs="+", choices=sorted(SECTIONS), default=sorted(SECTIONS))
     p.add_argument("--json", metavar="FILE")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads (default 1: the steadiest on a shared 2-core machine)",
+    )
     args = p.parse_args(argv)
-    results = {"machine": platform.processor() or platform.machine(), "quick": args.quick}
+    import torch
+
+    torch.set_num_threads(args.threads)
+    results = {
+        "machine": platform.processor() or platform.machine(),
+        "quick": args.quick,
+        "threads": args.threads,
+    }
     for name in args.only:
         print(f"[{name}]", flush=True)
         figures = SECTIONS[name](args.quick)
         for key, value in figures.items():
-            print(f"  {key:48s} {value:,.4g}" if isinstance(value, float) else
-                  f"  {key:48s} {value}")
+            print(
+                f"  {key:48s} {value:,.4g}" if isinstance(value, float) else f"  {key:48s} {value}"
+            )
         results.update(figures)
     if args.json:
         with open(args.json, "w") as f:

@@ -38,22 +38,35 @@ class StackedAdam:
 
     @torch.no_grad()
     def step(self, params: dict[str, torch.Tensor], grads: dict[str, torch.Tensor | None]) -> None:
-        """Update ``params`` in place; a ``None`` gradient leaves that parameter unchanged."""
-        for name, param in params.items():
-            grad = grads[name]
-            if grad is None:
-                continue
-            self.steps[name] += 1
-            bias_correction1 = 1 - self.beta1 ** self.steps[name]
-            bias_correction2_sqrt = (1 - self.beta2 ** self.steps[name]) ** 0.5
+        """Update ``params`` in place; a ``None`` gradient leaves that parameter unchanged.
+
+        Parameters that share a step count (normally all of them) are updated together with
+        ``torch._foreach_*`` ops: about ten kernel launches per step instead of ten per tensor.
+        """
+        groups: dict[int, list[str]] = {}
+        for name in params:
+            if grads[name] is not None:
+                self.steps[name] += 1
+                groups.setdefault(self.steps[name], []).append(name)
+        for step, names in groups.items():
+            bias_correction1 = 1 - self.beta1**step
+            bias_correction2_sqrt = (1 - self.beta2**step) ** 0.5
             # Formed in float64, as torch.optim.Adam forms it from Python floats.
             step_size = self.lrs / bias_correction1  # [R]
-            exp_avg, exp_avg_sq = self.exp_avg[name], self.exp_avg_sq[name]
-            exp_avg.lerp_(grad, 1 - self.beta1)
-            exp_avg_sq.mul_(self.beta2).addcmul_(grad, grad, value=1 - self.beta2)
-            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(self.eps)
-            run_step = step_size.to(param.dtype).view(-1, *([1] * (param.dim() - 1)))
-            param.sub_((exp_avg / denom).mul_(run_step))
+            param_list = [params[k] for k in names]
+            grad_list = [grads[k] for k in names]
+            exp_avg = [self.exp_avg[k] for k in names]
+            exp_avg_sq = [self.exp_avg_sq[k] for k in names]
+            torch._foreach_lerp_(exp_avg, grad_list, 1 - self.beta1)
+            torch._foreach_mul_(exp_avg_sq, self.beta2)
+            torch._foreach_addcmul_(exp_avg_sq, grad_list, grad_list, value=1 - self.beta2)
+            denom = torch._foreach_sqrt(exp_avg_sq)
+            torch._foreach_div_(denom, bias_correction2_sqrt)
+            torch._foreach_add_(denom, self.eps)
+            update = torch._foreach_div(exp_avg, denom)
+            run_steps = [step_size.to(p.dtype).view(-1, *([1] * (p.dim() - 1))) for p in param_list]
+            torch._foreach_mul_(update, run_steps)
+            torch._foreach_sub_(param_list, update)
 
     def keep(self, index: torch.Tensor) -> None:
         """Keep only the runs at ``index`` (the grid shrinks as runs finish)."""

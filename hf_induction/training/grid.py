@@ -127,8 +127,10 @@ def train_grid(
 ) -> list[RunResult]:
     """Train every (lr, seed) run of ``settings.grid`` on the first ``n`` training rows.
 
-    ``grid_mode="stacked"`` trains all runs as one vmapped model with ``StackedAdam``; a model
-    that does not run under vmap falls back to run-by-run training (logged once).
+    ``grid_mode="stacked"`` trains all runs as one model with ``StackedAdam``: through the
+    model's hand-batched ``stacked_forward`` if it has one, else under vmap; a model that
+    does not run under vmap falls back to run-by-run training (logged once). ``"auto"`` stacks
+    only where that wins (see ``TrainSettings.grid_mode``); a single run is never stacked.
     ``grid_mode="sequential"`` calls ``train_run`` per run. Both give the same losses for every
     run when ``stop_on_first_success`` is False. When it is True, the first success decides
     the probe: stacked runs still active stop at that evaluation, and sequential runs not yet
@@ -152,14 +154,37 @@ def train_grid(
     points = [point for point in settings.grid if point not in skip]
     if not points:
         return []
-    if settings.grid_mode == "stacked":
+    if settings.grid_mode != "sequential" and len(points) > 1:
         device = torch.device(settings.device)
         probe_model = seeded_model(model_factory, points[0][1], device)
-        length = int(supervised_lengths(data.train_labels[:2]).max())
-        sample = data.train_input_ids[:2, :length].to(device)  # [2, T]
-        if vmap_unsupported_reason(probe_model, sample) is None:
+        forced = settings.grid_mode == "stacked"
+        # On the CPU a stacked step costs about what the runs cost one by one unless the
+        # model's hand-batched forward beats its own single-run kernel (Dense-SSM: yes;
+        # LSTM against fused nn.LSTM, and GPT-2 under vmap: no; docs/benchmarks.md), so
+        # "auto" stacks other models only on an accelerator, where single runs leave it idle.
+        wins_here = device.type != "cpu" or getattr(probe_model, "stacked_grid_wins_on_cpu", False)
+        if has_stacked_forward(probe_model) and (forced or wins_here):
             return _StackedGrid(model_factory, data, n, settings, points, on_run_done).train()
+        if forced or device.type != "cpu":
+            length = int(supervised_lengths(data.train_labels[:2]).max())
+            sample = data.train_input_ids[:2, :length].to(device)  # [2, T]
+            if vmap_unsupported_reason(probe_model, sample) is None:
+                return _StackedGrid(model_factory, data, n, settings, points, on_run_done).train()
     return _train_sequential(model_factory, data, n, settings, points, on_run_done)
+
+
+def has_stacked_forward(model: nn.Module) -> bool:
+    """Whether ``model`` declares a hand-batched ``stacked_forward(params, input_ids)``.
+
+    Such a model computes R runs' logits ``[R, B, T, V]`` from its parameters stacked along a
+    leading run dimension (names as in ``named_parameters()``) and inputs ``[R, B, T]``, with
+    batched matrix products instead of ``torch.func.vmap``: no vmap or ``functional_call``
+    overhead per step, and no vmap rule needed (``nn.LSTM`` has none). Models with buffers
+    are not supported by this path.
+    """
+    return callable(getattr(model, "stacked_forward", None)) and not any(
+        True for _ in model.buffers()
+    )
 
 
 def _train_sequential(
@@ -209,13 +234,19 @@ class _StackedGrid:
         self.batches = TrainBatches(data, n, self.device)
         self.val_chunks = validation_chunks(data, settings, self.device)
         models = [seeded_model(model_factory, seed, self.device) for _, seed in points]
-        wrappers = [VmapForward(model) for model in models]
-        self.template = wrappers[0]
-        self.params, self.buffers = stack_module_state(wrappers)
-        del models, wrappers
-        call = _stacked_call(self.template)
-        self.train_forward = vmap(call, randomness="different")
-        self.eval_forward = vmap(call, in_dims=(0, 0, None), randomness="different")
+        if has_stacked_forward(models[0]):
+            self.template = models[0]
+            self.params, self.buffers = stack_module_state(models)
+            self.train_forward = self._hand_batched
+            self.eval_forward = self._hand_batched
+        else:
+            wrappers = [VmapForward(model) for model in models]
+            self.template = wrappers[0]
+            self.params, self.buffers = stack_module_state(wrappers)
+            call = _stacked_call(self.template)
+            self.train_forward = vmap(call, randomness="different")
+            self.eval_forward = vmap(call, in_dims=(0, 0, None), randomness="different")
+        del models
         self.optimizer = StackedAdam(self.params, [lr for lr, _ in points])
         self.generators = [torch.Generator().manual_seed(seed) for _, seed in points]
         self.trackers = [RunTracker(settings) for _ in points]
@@ -225,6 +256,13 @@ class _StackedGrid:
         self.bad_step = torch.zeros(len(points), dtype=torch.long, device=self.device)
         self.results: dict[int, RunResult] = {}
         self.start = time.perf_counter()
+
+    def _hand_batched(self, params, buffers, input_ids: torch.Tensor) -> torch.Tensor:
+        """``stacked_forward``; a validation batch ``[B, T]`` is shared by every run."""
+        if input_ids.dim() == 2:
+            runs = next(iter(params.values())).shape[0]
+            input_ids = input_ids.expand(runs, -1, -1)
+        return self.template.stacked_forward(params, input_ids)
 
     def train(self) -> list[RunResult]:
         settings = self.settings

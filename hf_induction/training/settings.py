@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 StopReason = Literal["epsilon", "budget", "nonfinite", "early_failure", "probe_decided"]
-GridMode = Literal["stacked", "sequential"]
+GridMode = Literal["auto", "stacked", "sequential"]
 
 
 @dataclass(frozen=True)
@@ -28,8 +28,13 @@ class TrainSettings:
             validation loss has not dropped below ``min_improvement`` times the best at the
             last such drop within ``patience_steps`` steps.
         device: where runs train, e.g. ``"cpu"``, ``"cuda"``, ``"cuda:1"``.
-        grid_mode: ``"stacked"`` trains the grid as one vmapped model; ``"sequential"`` runs
-            ``train_run`` once per grid point.
+        grid_mode: ``"stacked"`` trains the grid as one model: through the model's
+            hand-batched ``stacked_forward`` if it has one (Dense-SSM, LSTM), else under
+            ``torch.func.vmap``. ``"sequential"`` runs ``train_run`` once per grid point.
+            ``"auto"`` (the default) stacks where that wins: on an accelerator always; on the
+            CPU only models with ``stacked_forward`` that set ``stacked_grid_wins_on_cpu``
+            (the Dense-SSM; a stacked LSTM or a vmapped GPT-2 is no faster there than its
+            runs one by one: docs/benchmarks.md).
         eval_batch_size: validation rows per forward pass (per run when stacked).
     """
 
@@ -43,7 +48,7 @@ class TrainSettings:
     patience_steps: int | None = None
     min_improvement: float = 0.5
     device: str = "cpu"
-    grid_mode: GridMode = "stacked"
+    grid_mode: GridMode = "auto"
     eval_batch_size: int = 256
 
     def __post_init__(self) -> None:
@@ -62,8 +67,10 @@ class TrainSettings:
             raise ValueError(f"patience_steps must be None or >= 1, got {self.patience_steps}")
         if not 0 < self.min_improvement < 1:
             raise ValueError(f"min_improvement must lie in (0, 1), got {self.min_improvement}")
-        if self.grid_mode not in ("stacked", "sequential"):
-            raise ValueError(f"grid_mode must be 'stacked' or 'sequential', got {self.grid_mode!r}")
+        if self.grid_mode not in ("auto", "stacked", "sequential"):
+            raise ValueError(
+                f"grid_mode must be 'auto', 'stacked' or 'sequential', got {self.grid_mode!r}"
+            )
 
     @property
     def grid(self) -> list[tuple[float, int]]:

@@ -155,3 +155,50 @@ def test_declared_vmap_forward_trains_stacked(data, caplog):
         stacked, sequential = both_modes(NoVmapWithHook, data, 24, settings)
     assert "NoVmapWithHook" not in caplog.text
     assert_same_runs(stacked, sequential)
+
+
+class WithStackedForward(EmbedLinear):
+    """EmbedLinear with a hand-batched ``stacked_forward`` over a leading run dimension."""
+
+    stacked_grid_wins_on_cpu = True
+
+    def stacked_forward(self, params, input_ids):
+        runs, vocab = input_ids.shape[0], params["embed.weight"].shape[1]
+        offset = torch.arange(runs)[:, None, None] * vocab
+        hidden = torch.tanh(params["embed.weight"].flatten(0, 1)[input_ids + offset])
+        logits = torch.einsum("rbth,rvh->rbtv", hidden, params["head.weight"])
+        return logits + params["head.bias"][:, None, None, :]
+
+
+@pytest.mark.parametrize(
+    "factory, mode, stacked",
+    [
+        (EmbedLinear, "auto", False),
+        (WithStackedForward, "auto", True),
+        (EmbedLinear, "stacked", True),
+        (WithStackedForward, "sequential", False),
+    ],
+    ids=["auto-vmap-cpu", "auto-hand-batched", "forced-vmap", "forced-sequential"],
+)
+def test_grid_mode_picks_the_path(data, monkeypatch, factory, mode, stacked):
+    calls = []
+    real = grid._train_sequential
+    monkeypatch.setattr(
+        grid, "_train_sequential", lambda *a: calls.append("sequential") or real(*a)
+    )
+    settings = TrainSettings(max_steps=4, eval_every=2, lrs=(1e-2,), seeds=(1, 2), grid_mode=mode)
+    train_grid(factory, data, 24, settings)
+    assert calls == ([] if stacked else ["sequential"])
+
+
+def test_hand_batched_grid_equals_sequential(data):
+    settings = TrainSettings(
+        max_steps=30,
+        eval_every=10,
+        lrs=(3e-2, 1e-7),
+        seeds=(1, 2),
+        stop_on_first_success=False,
+        patience_steps=10,
+    )
+    stacked, sequential = both_modes(lambda: WithStackedForward(hidden=32), data, 24, settings)
+    assert_same_runs(stacked, sequential)

@@ -50,7 +50,12 @@ def test_model_trains_stacked_and_matches_sequential(data, name):
     model = seeded_model(build, 1, torch.device("cpu"))
     assert vmap_unsupported_reason(model, data.train_input_ids[:2]) is None
     settings = TrainSettings(
-        max_steps=4, eval_every=2, lrs=(1e-2, 1e-3), seeds=(1, 2), stop_on_first_success=False
+        max_steps=4,
+        eval_every=2,
+        lrs=(1e-2, 1e-3),
+        seeds=(1, 2),
+        stop_on_first_success=False,
+        grid_mode="stacked",
     )
     stacked = train_grid(build, data, 24, settings)
     sequential = train_grid(build, data, 24, dataclasses.replace(settings, grid_mode="sequential"))

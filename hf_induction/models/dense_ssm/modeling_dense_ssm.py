@@ -20,6 +20,68 @@ def rms_normalise(hidden: torch.Tensor, eps: float) -> torch.Tensor:
     return hidden * torch.rsqrt(hidden.pow(2).mean(-1, keepdim=True) + eps)
 
 
+def stacked_dense_ssm_states(
+    input_ids: torch.LongTensor,
+    initial_state: torch.Tensor,
+    transition: torch.Tensor | None = None,
+    transition_u: torch.Tensor | None = None,
+    transition_v: torch.Tensor | None = None,
+    transition_w: torch.Tensor | None = None,
+    path: str = "all_tokens",
+    state_norm: str = "step",
+    eps: float = 1e-8,
+) -> torch.Tensor:
+    """The states of R independent Dense-SSMs at once: ``[R, B, T] -> [R, B, T, d]``.
+
+    Every parameter carries a leading run dimension R (``initial_state`` [R, d], ``transition``
+    [R, V, d, d], or the factors [R, d, R'], [R, V, R'], [R, d, R']); run r reads its own batch
+    ``input_ids[r]``. The same recurrence as `DenseSSMLayer.forward`, with each matrix product
+    batched over runs (`torch.bmm`), so a grid of runs trains as one model without vmap.
+    """
+    runs, batch_size, seq_len = input_ids.shape
+    d = initial_state.shape[-1]
+    h = initial_state[:, None, :].expand(runs, batch_size, d)  # [R, B, d]
+
+    # 1. Per-step operands that do not depend on the state.
+    if path == "all_tokens":
+        vocab_size = transition.shape[1]
+        # table[r, j, k*d + i] = A_r(e_k)[i, j]
+        table = transition.permute(0, 3, 1, 2).reshape(runs, d, vocab_size * d)
+        index = input_ids[..., None, None].expand(runs, batch_size, seq_len, 1, d)
+    elif path == "gather":
+        vocab_size = transition.shape[1]
+        run_offset = torch.arange(runs, device=input_ids.device)[:, None, None] * vocab_size
+        # Row r*V + k of the flattened table is A_r(e_k).
+        flat_ids = input_ids + run_offset  # [R, B, T]
+        flat_table = transition.reshape(runs * vocab_size, d, d)
+    else:
+        vocab_size = transition_v.shape[1]
+        run_offset = torch.arange(runs, device=input_ids.device)[:, None, None] * vocab_size
+        token_gain = transition_v.reshape(runs * vocab_size, -1)[input_ids + run_offset]
+        transition_u_t = transition_u.transpose(1, 2)  # [R, R', d]
+
+    # 2. The recurrence, one step per token.
+    states = []
+    for t in range(seq_len):
+        if path == "all_tokens":
+            candidates = torch.bmm(h, table).view(runs, batch_size, vocab_size, d)
+            h = candidates.gather(2, index[:, :, t]).squeeze(2)  # [R, B, d]
+        elif path == "gather":
+            matrices = flat_table[flat_ids[:, :, t]]  # [R, B, d, d]
+            h = torch.matmul(matrices, h[..., None]).squeeze(-1)  # [R, B, d]
+        else:
+            h = torch.bmm(torch.bmm(h, transition_w) * token_gain[:, :, t], transition_u_t)
+        if state_norm == "step":
+            h = rms_normalise(h, eps)
+        states.append(h)
+    states = torch.stack(states, dim=2)  # [R, B, T, d]
+
+    # 3. What the read-out sees.
+    if state_norm == "readout":
+        return rms_normalise(states, eps)
+    return states
+
+
 class DenseSSMCache:
     """The recurrent state after the last token seen: one [B, d] tensor per layer.
 
@@ -240,6 +302,47 @@ class DenseSSMForCausalLM(DenseSSMPreTrainedModel, GenerationMixin):
         if cache is not None:
             input_ids = input_ids[:, -1:]
         return {"input_ids": input_ids.contiguous(), "cache": cache, "use_cache": use_cache}
+
+    # The grid trainer's "auto" mode stacks runs on the CPU too: a step is a loop of small
+    # products, and batching 15 runs into each one wins (scripts/bench.py grid_speedup).
+    stacked_grid_wins_on_cpu = True
+
+    def stacked_forward(
+        self, params: dict[str, torch.Tensor], input_ids: torch.LongTensor
+    ) -> torch.Tensor:
+        """Logits ``[R, B, T, V]`` of R models shaped like this one, from stacked parameters.
+
+        Args:
+            params: this model's `named_parameters()` names, each tensor with a leading run
+                dimension R (as `torch.func.stack_module_state` returns them).
+            input_ids: ``[R, B, T]``, run r's batch in row r.
+
+        The grid trainer calls this instead of vmapping `forward`: the same function, with the
+        runs batched into `torch.bmm` / `torch.baddbmm`, and no vmap or `functional_call`
+        overhead per step. Tests hold it to `forward` run by run, on outputs and gradients.
+        """
+        layer = self.model.layer
+        prefix = "model.layer."
+        factors = {
+            name: params[prefix + name]
+            for name in ("transition", "transition_u", "transition_v", "transition_w")
+            if prefix + name in params
+        }
+        states = stacked_dense_ssm_states(
+            input_ids,
+            params[prefix + "initial_state"],
+            path=layer.path,
+            state_norm=layer.state_norm,
+            eps=layer.eps,
+            **factors,
+        )  # [R, B, T, d]
+        runs, batch_size, seq_len, d = states.shape
+        logits = torch.baddbmm(
+            params["lm_head.bias"][:, None, :],
+            states.reshape(runs, batch_size * seq_len, d),
+            params["lm_head.weight"].transpose(1, 2),
+        )  # [R, B*T, V]
+        return logits.view(runs, batch_size, seq_len, -1)
 
     def forward(
         self,

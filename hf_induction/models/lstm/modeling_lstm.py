@@ -17,6 +17,42 @@ from .configuration_lstm import LSTMConfig
 from .naive import lstm_reference
 
 
+def stacked_lstm(
+    inputs: torch.Tensor, weights: dict[str, torch.Tensor], num_layers: int = 1
+) -> torch.Tensor:
+    """R independent batch-first LSTMs at once, from zero state: ``[R, B, T, E] -> [R, B, T, H]``.
+
+    `weights` holds `nn.LSTM`'s parameters (`weight_ih_l{k}` [R, 4H, E], `weight_hh_l{k}`
+    [R, 4H, H], `bias_ih_l{k}`, `bias_hh_l{k}` [R, 4H]), each with a leading run dimension.
+    The arithmetic of `nn.LSTM` (gates i, f, g, o), with every matrix product batched over
+    runs in one `torch.baddbmm`; tests hold it to `nn.LSTM` run by run.
+    """
+    runs, batch_size, seq_len, _ = inputs.shape
+    layer_input = inputs
+    for k in range(num_layers):
+        w_ih, w_hh = weights[f"weight_ih_l{k}"], weights[f"weight_hh_l{k}"]
+        hidden_size = w_hh.shape[2]
+        bias = (weights[f"bias_ih_l{k}"] + weights[f"bias_hh_l{k}"])[:, None, :]  # [R, 1, 4H]
+        # The input projection does not depend on the state: one product for all steps.
+        projected = torch.baddbmm(
+            bias, layer_input.reshape(runs, batch_size * seq_len, -1), w_ih.transpose(1, 2)
+        ).view(runs, batch_size, seq_len, 4 * hidden_size)
+        w_hh_t = w_hh.transpose(1, 2)  # [R, H, 4H]
+        h = inputs.new_zeros(runs, batch_size, hidden_size)
+        c = inputs.new_zeros(runs, batch_size, hidden_size)
+        outputs = []
+        for t in range(seq_len):
+            gates = torch.baddbmm(projected[:, :, t], h, w_hh_t)  # [R, B, 4H]
+            # One sigmoid over all four gates (g's is unused) instead of three small ones.
+            i, f, _, o = torch.sigmoid(gates).chunk(4, dim=-1)
+            g = torch.tanh(gates[..., 2 * hidden_size : 3 * hidden_size])
+            c = torch.addcmul(f * c, i, g)
+            h = o * torch.tanh(c)
+            outputs.append(h)
+        layer_input = torch.stack(outputs, dim=2)  # [R, B, T, H]
+    return layer_input
+
+
 class LSTMCache:
     """The recurrent state after the last token seen: (h, c), each [num_layers, B, H]."""
 
@@ -178,6 +214,40 @@ class LSTMForCausalLM(LSTMPreTrainedModel, GenerationMixin):
         if cache is not None:
             input_ids = input_ids[:, -1:]
         return {"input_ids": input_ids.contiguous(), "cache": cache, "use_cache": use_cache}
+
+    # The grid trainer's "auto" mode stacks runs only off the CPU: there the Python-loop
+    # stacked cell loses to one fused nn.LSTM per run (scripts/bench.py grid_speedup).
+    stacked_grid_wins_on_cpu = False
+
+    def stacked_forward(
+        self, params: dict[str, torch.Tensor], input_ids: torch.LongTensor
+    ) -> torch.Tensor:
+        """Logits ``[R, B, T, V]`` of R models shaped like this one, from stacked parameters.
+
+        Args:
+            params: this model's `named_parameters()` names, each tensor with a leading run
+                dimension R (as `torch.func.stack_module_state` returns them).
+            input_ids: ``[R, B, T]``, run r's batch in row r.
+
+        `nn.LSTM` has no vmap rule; the grid trainer calls this instead: `stacked_lstm` over
+        the runs' embeddings, then the runs' read-outs in one `torch.baddbmm`.
+        """
+        runs, batch_size, seq_len = input_ids.shape
+        embeddings = params["model.embeddings.weight"]  # [R, V, E]
+        vocab_size = embeddings.shape[1]
+        run_offset = torch.arange(runs, device=input_ids.device)[:, None, None] * vocab_size
+        inputs = embeddings.reshape(runs * vocab_size, -1)[input_ids + run_offset]  # [R, B, T, E]
+        weights = {
+            name: params["model.lstm." + name] for name in self.model.lstm._flat_weights_names
+        }
+        hidden = stacked_lstm(inputs, weights, self.config.num_hidden_layers)  # [R, B, T, H]
+        head = params.get("lm_head.weight", embeddings)  # tied: the embedding table
+        logits = torch.baddbmm(
+            params["lm_head.bias"][:, None, :],
+            hidden.reshape(runs, batch_size * seq_len, -1),
+            head.transpose(1, 2),
+        )  # [R, B*T, V]
+        return logits.view(runs, batch_size, seq_len, -1)
 
     def forward(
         self,
