@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = p.add_argument_group("run")
     r.add_argument("--data-seed", type=int, default=0)
     r.add_argument("--device", default=None, help="cpu or cuda[:i] (default: cuda if present)")
-    r.add_argument("--grid-mode", choices=("stacked", "sequential"), default="stacked")
+    r.add_argument("--grid-mode", choices=("auto", "stacked", "sequential"), default="auto",
+                   help="auto stacks the grid into one model where that is faster")
     r.add_argument("--no-progress", action="store_true")
     r.add_argument("--push-to-hub", metavar="ORG/REPO",
                    help="upload the results folder to this Hub dataset repo when done")
@@ -130,7 +131,14 @@ def main(argv: list[str] | None = None) -> int:
     if nstar:
         print_tables(nstar, kappa)
     if args.push_to_hub and nstar:
-        from ..hub import push_results
+        from ..hub import HubError, push_results
 
-        push_results(campaign.out, args.push_to_hub)
+        try:
+            pushed = push_results(campaign.out, args.push_to_hub, create=True)
+        except HubError as e:
+            print(f"nstar.py: error: {e} (the results in {campaign.out} are kept)",
+                  file=sys.stderr)
+            return 1
+        print(f"results pushed to {args.push_to_hub} "
+              f"({'commit ' + pushed.commit if pushed.changed else 'unchanged, no commit'})")
     return 0

@@ -142,8 +142,8 @@ def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: s
 def run_campaign(campaign: Campaign) -> tuple[list[NstarRow], list[KappaRow]]:
     """Run the jobs split across Accelerate processes; the main process writes κ.
 
-    Returns (nstar rows, kappa rows) of this campaign on the main process, and the rows of
-    this process's own searches elsewhere.
+    Returns (nstar rows, kappa rows) of the whole campaign on the main process, and two
+    empty lists on the others (only the main process reports).
     """
     from accelerate import PartialState
 
@@ -153,11 +153,11 @@ def run_campaign(campaign: Campaign) -> tuple[list[NstarRow], list[KappaRow]]:
     with state.main_process_first():
         protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
     with state.split_between_processes(list(campaign.jobs)) as mine:
-        rows = [search_one(job, campaign, folder, protocol_hash, position=state.process_index)
-                for job in mine]
+        for job in mine:
+            search_one(job, campaign, folder, protocol_hash, position=state.process_index)
     state.wait_for_everyone()
     if not state.is_main_process:
-        return rows, []
+        return [], []
     folder.refresh()
     nstar = [folder.find_search(run_key(kind="search", **key_fields(j, campaign, protocol_hash)))
              for j in campaign.jobs]

@@ -1,0 +1,107 @@
+"""The nstar.py command line: errors, a tiny end-to-end search, resume, and rerun."""
+
+import json
+import time
+
+import datasets
+import pytest
+
+from hf_induction.runner.cli import main
+from tests.runner.helpers import FAST, run_cli
+
+BASE = ["--dataset", "modadd", "--config", "acot_L4_m3", "--model", "dense_ssm", *FAST]
+
+
+@pytest.mark.parametrize("args,allowed", [
+    (["--dataset", "tiles", "--config", "acot_L5"], "modadd"),
+    (["--dataset", "modadd", "--config", "acot_L0"], "{format}_L{L}"),
+    (["--dataset", "modadd", "--config", "acot_L5", "--model", "rnn"], "dense_ssm"),
+    (["--dataset", "modadd", "--config", "acot_L5", "--preset", "huge"], "paper"),
+    (["--dataset", "modadd", "--config", "acot_L5", "--search", "linear"], "refined"),
+    (["--dataset", "modadd", "--config", "acot_L5", "--lrs", "0.1,x"], "lrs"),
+    (["--dataset", "modadd", "--config", "acot_L5", "--max-steps", "0"], "max_steps"),
+    (["--dataset", "modadd", "--config", "acot_L5", "--bogus"], "bogus"),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(args, allowed, tmp_path, capsys):
+    out = tmp_path / "results"
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--out", str(out)])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and allowed in err
+    assert not out.exists()
+
+
+def test_search_end_to_end_then_rerun_trains_nothing(tmp_path):
+    out = tmp_path / "results"
+    first = run_cli([*BASE, "--out", str(out)])
+    assert first.returncode == 0, first.stderr
+    assert "acot_L4_m3" in first.stdout and "n_star" in first.stdout
+    nstar = datasets.load_dataset(str(out), "nstar", split="train")
+    assert nstar.num_rows == 1
+    row = nstar[0]
+    assert row["model"] == "dense_ssm" and row["config"] == "acot_L4_m3"
+    probes = json.loads(row["probes"])
+    assert row["num_probes"] == len(probes) >= 2
+    assert row["total_steps"] == sum(p["steps"] for p in probes)
+    if row["n_star"] is not None:
+        assert row["largest_failing"] < row["n_star"]
+    journal = (out / "journal" / "rank0.jsonl").read_text().splitlines()
+    assert len(journal) == sum(len(p["runs"]) for p in probes)
+    # A rerun answers from the folder: no new journal line, no new search row.
+    second = run_cli([*BASE, "--out", str(out)])
+    assert second.returncode == 0, second.stderr
+    assert (out / "journal" / "rank0.jsonl").read_text().splitlines() == journal
+    assert datasets.load_dataset(str(out), "nstar", split="train").num_rows == 1
+
+
+def test_other_protocol_is_refused_unless_forced(tmp_path):
+    out = tmp_path / "results"
+    assert run_cli([*BASE, "--out", str(out), "--max-steps", "20"]).returncode == 0
+    refused = run_cli([*BASE, "--out", str(out), "--max-steps", "40"])
+    assert refused.returncode == 2
+    assert "max_steps" in refused.stderr and "--force" in refused.stderr
+    assert run_cli([*BASE, "--out", str(out), "--max-steps", "40", "--force"]).returncode == 0
+
+
+def test_killed_search_resumes_without_repeating_a_run(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.runner.helpers import NSTAR, env
+
+    args = [*BASE, "--kappa"]
+    reference = run_cli([*args, "--out", str(tmp_path / "whole")])
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "resumed"
+    journal = out / "journal" / "rank0.jsonl"
+    proc = subprocess.Popen([sys.executable, NSTAR, *args, "--out", str(out)], env=env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        if journal.exists() and len(journal.read_text().splitlines()) >= 5:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the search ended before it could be interrupted"
+    proc.kill()
+    proc.wait()
+    interrupted = len(journal.read_text().splitlines())
+    resumed = run_cli([*args, "--out", str(out)])
+    assert resumed.returncode == 0, resumed.stderr
+
+    def keyed(folder, table):
+        rows = [json.loads(line) for line in
+                (folder / table / "rank0.jsonl").read_text().splitlines() if line.strip()]
+        return {r["key"]: r for r in rows}, len(rows)
+
+    runs, lines = keyed(out, "journal")
+    assert lines == len(runs) > interrupted, "a training run was repeated"
+    whole_runs, _ = keyed(tmp_path / "whole", "journal")
+    assert set(runs) == set(whole_runs)
+    for table in ("nstar", "kappa"):
+        got, _ = keyed(out, table)
+        want, _ = keyed(tmp_path / "whole", table)
+        for key in want:
+            for field in ("n_star", "largest_failing", "kappa", "nstar_joint"):
+                if field in want[key]:
+                    assert got[key][field] == want[key][field], (table, field)

@@ -1,0 +1,48 @@
+import pytest
+
+from hf_induction.results import NstarRow
+from hf_induction.runner.job import SearchJob, kappa_groups, plan_jobs
+from hf_induction.runner.tables import kappa_from_nstar
+from hf_induction.tasks import TaskConfig
+
+
+def cell(name):
+    return TaskConfig.parse("modadd", name)
+
+
+@pytest.mark.parametrize("name", ["acot_L5", "acot_L5_uniform", "acot_L5_s2l"])
+def test_kappa_schedule_is_every_fixed_length_plus_the_joint_cell(name):
+    jobs = plan_jobs([cell(name)], ["dense_ssm", "lstm"], kappa=True)
+    names = [str(j.cell) for j in jobs if j.model == "lstm"]
+    assert names == ["acot_L2", "acot_L3", "acot_L4", "acot_L5", "acot_L5_uniform"]
+    groups = kappa_groups(jobs)
+    assert set(groups) == {(cell("acot_L5_uniform"), "dense_ssm"),
+                           (cell("acot_L5_uniform"), "lstm")}
+    assert [str(j.cell) for j in groups[(cell("acot_L5_uniform"), "lstm")]] == \
+        ["acot_L2", "acot_L3", "acot_L4", "acot_L5"]
+
+
+def test_without_kappa_one_job_per_cell_and_model_and_no_duplicates():
+    jobs = plan_jobs([cell("cot_L10_uniform"), cell("cot_L10_uniform")], ["gpt2"], kappa=False)
+    assert jobs == [SearchJob(cell("cot_L10_uniform"), "gpt2")]
+    assert kappa_groups(jobs) == {}
+
+
+def nstar_row(config, n_star, failing, model="lstm"):
+    return NstarRow(
+        key=f"k-{config}-{model}", dataset="modadd", config=config, model=model,
+        model_config_hash="h", search_mode="refined", pool_size=10**6, n_cap=10**5,
+        n_star=n_star, largest_failing=failing, converged=True, num_probes=5, total_steps=1,
+        probes="[]", search_settings="{}", epsilon=1e-4, protocol_hash="p",
+        package_version="0", git_commit="", hardware="", wall_s=1.0, finished_at="",
+    )
+
+
+def test_kappa_from_recorded_rows():
+    rows = [nstar_row("acot_L2", 20, 10), nstar_row("acot_L3", 100, 90),
+            nstar_row("acot_L3_uniform", 60, 50), nstar_row("acot_L3_uniform", 60, 50, "gpt2")]
+    (k,) = kappa_from_nstar(rows)
+    assert k.model == "lstm" and k.lengths == (2, 3)
+    assert k.kappa == pytest.approx((20 + 100) / 60)
+    # Bounds from the brackets: (10 + 90) / 60 <= kappa <= (20 + 100) / 50.
+    assert k.kappa_low == pytest.approx(100 / 60) and k.kappa_high == pytest.approx(120 / 50)
