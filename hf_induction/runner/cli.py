@@ -95,19 +95,21 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         for model in args.model:
             build_config(model, vocab_of(cells[0]).size, budget.model_preset)
         device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        def pick(flag: str):
+            value = getattr(args, flag)
+            return getattr(budget, flag) if value is None else value
+
         train = TrainSettings(
-            max_steps=args.max_steps or budget.max_steps,
-            batch_size=args.batch_size or budget.batch_size,
-            eval_every=args.eval_every or budget.eval_every,
-            epsilon=args.epsilon if args.epsilon is not None else budget.epsilon,
-            lrs=args.lrs or budget.lrs, seeds=args.seeds or budget.seeds,
+            max_steps=pick("max_steps"), batch_size=pick("batch_size"),
+            eval_every=pick("eval_every"), epsilon=pick("epsilon"), lrs=pick("lrs"),
+            seeds=pick("seeds"),
             stop_on_first_success=not args.full_grid, patience_steps=args.early_failure,
             device=device, grid_mode=args.grid_mode,
         )
         search = SearchSettings(
             mode=args.search, max_search_steps=args.max_search_steps,
-            n_max=args.n_max or train.max_steps * train.batch_size,
-            n_start=args.n_start or budget.n_start, rtol=args.rtol,
+            n_max=train.max_steps * train.batch_size if args.n_max is None else args.n_max,
+            n_start=pick("n_start"), rtol=args.rtol,
         )
     except ValueError as e:
         parser.error(str(e))

@@ -105,3 +105,30 @@ def test_killed_search_resumes_without_repeating_a_run(tmp_path):
             for field in ("n_star", "largest_failing", "kappa", "nstar_joint"):
                 if field in want[key]:
                     assert got[key][field] == want[key][field], (table, field)
+
+
+def test_two_processes_split_the_searches(tmp_path):
+    import shutil
+    import subprocess
+
+    from tests.runner.helpers import NSTAR, env
+
+    torchrun = shutil.which("torchrun")
+    if torchrun is None:
+        pytest.skip("torchrun is not on PATH")
+    out = tmp_path / "results"
+    cmd = [torchrun, "--standalone", "--nproc_per_node", "2", NSTAR, "--dataset",
+           "modadd", "--config", "acot_L3_m3", "--model", "dense_ssm", "--kappa", *FAST,
+           "--out", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    per_rank = {r: (out / "nstar" / f"rank{r}.jsonl").read_text().splitlines() for r in (0, 1)}
+    # Three searches (n = 2, 3 and the joint cell) split over the two processes.
+    assert sorted(len(lines) for lines in per_rank.values()) == [1, 2]
+    assert (out / "journal" / "rank1.jsonl").exists()
+    # Only the main process reports, once, and only it writes kappa.
+    table_rows = [line for line in done.stdout.splitlines() if line.startswith("| modadd")]
+    assert len(table_rows) == 4  # three N* rows and one kappa row
+    rank1_kappa = out / "kappa" / "rank1.jsonl"
+    assert not rank1_kappa.exists() or not rank1_kappa.read_text().strip()
+    assert len((out / "kappa" / "rank0.jsonl").read_text().splitlines()) == 1

@@ -44,5 +44,5 @@ def test_kappa_from_recorded_rows():
     (k,) = kappa_from_nstar(rows)
     assert k.model == "lstm" and k.lengths == (2, 3)
     assert k.kappa == pytest.approx((20 + 100) / 60)
-    # Bounds from the brackets: (10 + 90) / 60 <= kappa <= (20 + 100) / 50.
-    assert k.kappa_low == pytest.approx(100 / 60) and k.kappa_high == pytest.approx(120 / 50)
+    # Bounds from the brackets, N* in (largest_failing, n_star]: (11 + 91) / 60 and 120 / 51.
+    assert k.kappa_low == pytest.approx(102 / 60) and k.kappa_high == pytest.approx(120 / 51)
