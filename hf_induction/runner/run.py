@@ -170,7 +170,8 @@ def print_tables(nstar: list[NstarRow], kappa: list[KappaRow], file=sys.stdout) 
     print("\nN* (the true N* lies in (largest_failing, n_star]):", file=file)
     write_table(nstar, NSTAR_COLUMNS, file=file)
     if kappa:
-        print("\nκ = Σ N*_n / N*_joint:", file=file)
+        print("\nκ = Σ N*_n / N*_joint (\"-\" where some N* lies beyond its pool or budget; "
+              "kappa_low and kappa_high bound it from the brackets):", file=file)
         write_table(kappa, KAPPA_COLUMNS, file=file)
 
 
