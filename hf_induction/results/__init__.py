@@ -34,7 +34,7 @@ from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
 from .protocol import ProtocolMismatch, diff_protocols
 from .render import KAPPA_COLUMNS, NSTAR_COLUMNS, write_table
-from .rows import KappaRow, NstarRow
+from .rows import KappaRow, NstarRow, OodRow
 
 __all__ = [
     "KAPPA_COLUMNS",
@@ -42,6 +42,7 @@ __all__ = [
     "CorruptLineWarning",
     "KappaRow",
     "NstarRow",
+    "OodRow",
     "ProtocolMismatch",
     "ResultsFolder",
     "diff_protocols",

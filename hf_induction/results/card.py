@@ -1,10 +1,10 @@
-"""The README.md that makes a results folder a Hub dataset repo with three configs."""
+"""The README.md that makes a results folder a Hub dataset repo with four configs."""
 
 from __future__ import annotations
 
 import yaml
 
-from .rows import KappaRow, NstarRow, features_yaml
+from .rows import KappaRow, NstarRow, OodRow, features_yaml
 
 _BODY = """
 # hf-induction results
@@ -16,6 +16,8 @@ Results of the N* search and the sharing factor κ
   size; null when even the largest size tried failed) and `largest_failing`, so the true
   N* lies in (largest_failing, n_star]. `probes` is a JSON list of every probe with its runs.
 - `kappa`: one row per κ = Σ_n N*_n / N*_joint, with bounds from the search brackets.
+- `ood`: one row per out-of-distribution check: the best run at a large training size,
+  tested at length 2L; accuracies normalised so that chance is 0 and perfect is 1.
 - `journal`: one row per finished training run, as the trainer recorded it.
 
 `protocol.json` holds what every result here depends on (ε, grid, budget, search settings).
@@ -32,6 +34,7 @@ def render_card() -> str:
         "configs": [
             {"config_name": "nstar", "data_files": [{"split": "train", "path": "nstar/*.jsonl"}]},
             {"config_name": "kappa", "data_files": [{"split": "train", "path": "kappa/*.jsonl"}]},
+            {"config_name": "ood", "data_files": [{"split": "train", "path": "ood/*.jsonl"}]},
             {
                 "config_name": "journal",
                 "data_files": [{"split": "train", "path": "journal/*.jsonl"}],
@@ -41,6 +44,7 @@ def render_card() -> str:
         "dataset_info": [
             {"config_name": "nstar", "features": features_yaml(NstarRow)},
             {"config_name": "kappa", "features": features_yaml(KappaRow)},
+            {"config_name": "ood", "features": features_yaml(OodRow)},
         ],
     }
     front = yaml.safe_dump(metadata, sort_keys=False)

@@ -13,11 +13,11 @@ from .jsonl import atomic_write_text, clean
 from .keys import stable_hash
 from .protocol import ProtocolMismatch, diff_protocols
 from .ranked import RankedJsonl
-from .rows import KappaRow, NstarRow
+from .rows import KappaRow, NstarRow, OodRow
 
 
 class ResultsFolder:
-    """``DIR/{README.md, protocol.json, journal/, nstar/, kappa/}``.
+    """``DIR/{README.md, protocol.json, journal/, nstar/, kappa/, ood/}``.
 
     Each table is one JSONL file per process (``rank<r>.jsonl``), so processes never
     write the same file; only rank 0 writes README.md and protocol.json, each atomically.
@@ -31,7 +31,8 @@ class ResultsFolder:
         self.journal = RankedJsonl(self.path / "journal", rank)
         self.nstar = RankedJsonl(self.path / "nstar", rank)
         self.kappa = RankedJsonl(self.path / "kappa", rank)
-        for table in (self.journal, self.nstar, self.kappa):
+        self.ood = RankedJsonl(self.path / "ood", rank)
+        for table in (self.journal, self.nstar, self.kappa, self.ood):
             table.directory.mkdir(parents=True, exist_ok=True)
         if rank == 0:
             self._write_card()
@@ -110,7 +111,17 @@ class ResultsFolder:
     def read_kappa(self) -> list[KappaRow]:
         return [KappaRow.from_dict(row) for row in self.kappa.read()]
 
+    def append_ood(self, row: OodRow) -> None:
+        self.ood.append(row.to_dict())
+
+    def find_ood(self, key: str) -> OodRow | None:
+        found = self.ood.find(key)
+        return None if found is None else OodRow.from_dict(found)
+
+    def read_ood(self) -> list[OodRow]:
+        return [OodRow.from_dict(row) for row in self.ood.read()]
+
     def refresh(self) -> None:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""
-        for table in (self.journal, self.nstar, self.kappa):
+        for table in (self.journal, self.nstar, self.kappa, self.ood):
             table.refresh()

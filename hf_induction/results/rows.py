@@ -189,6 +189,39 @@ class KappaRow:
         return _from_dict(cls, data)
 
 
+@dataclass(frozen=True)
+class OodRow:
+    """One out-of-distribution check: the best run at size ``n``, tested at length 2L.
+
+    Normalised accuracies map chance (1/|G|) to 0 and perfect to 1.
+    """
+
+    key: str
+    dataset: str
+    config: str
+    model: str
+    model_config_hash: str
+    n: int
+    lr: float
+    seed: int
+    steps: int
+    val_loss: float | None
+    test_length: int
+    state_accuracy: float
+    final_state_accuracy: float
+    normalised_state_accuracy: float
+    normalised_final_state_accuracy: float
+    protocol_hash: str
+    finished_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> OodRow:
+        return _from_dict(cls, data)
+
+
 def _from_dict(cls: type, data: Mapping[str, Any]) -> Any:
     missing = [f.name for f in fields(cls) if f.name not in data]
     if missing:

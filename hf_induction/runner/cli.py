@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("results"))
     p.add_argument("--force", action="store_true",
                    help="use an output folder recorded under another protocol")
+    p.add_argument("--ood", nargs="?", type=int, const=0, default=None, metavar="N",
+                   help="after each named config's search, train at size N (default: the "
+                   "largest the budget and pool allow) and test at length 2L")
     p.add_argument("--full-grid", action="store_true",
                    help="train every run of a probe even after one has succeeded")
     g = p.add_argument_group("budget (defaults from --preset)")
@@ -114,8 +117,12 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     except ValueError as e:
         parser.error(str(e))
     jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed)
+    if args.ood is not None and args.ood < 0:
+        parser.error(f"--ood takes a training-set size >= 1, got {args.ood}")
     return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
-                    force=args.force, progress=not args.no_progress)
+                    force=args.force, progress=not args.no_progress,
+                    ood_cells=tuple(cells) if args.ood is not None else (),
+                    ood_n=args.ood or None)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,12 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     campaign = campaign_from_args(args, parser)
     try:
-        nstar, kappa = run_campaign(campaign)
+        nstar, kappa, ood = run_campaign(campaign)
     except ProtocolMismatch as e:
         print(f"nstar.py: error: {e} (pass --force to use this folder anyway)", file=sys.stderr)
         return 2
     if nstar:
-        print_tables(nstar, kappa)
+        print_tables(nstar, kappa, ood)
     if args.push_to_hub and nstar:
         from ..hub import HubError, push_results
 

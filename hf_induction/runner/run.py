@@ -13,11 +13,20 @@ from tqdm.auto import tqdm
 
 from .. import __version__
 from ..models import build_config, model_config_hash
-from ..results import KAPPA_COLUMNS, NSTAR_COLUMNS, KappaRow, NstarRow, ResultsFolder, run_key
+from ..results import (
+    KAPPA_COLUMNS,
+    NSTAR_COLUMNS,
+    KappaRow,
+    NstarRow,
+    OodRow,
+    ResultsFolder,
+    run_key,
+)
 from ..search import ProbeOutcome, SearchSettings, run_search
 from ..tasks import GENERATOR_VERSION, vocab_of
 from ..training import TrainSettings
 from .job import SearchJob, kappa_groups
+from .ood import ood_check
 from .probe import JournalProbe
 
 
@@ -33,6 +42,10 @@ class Campaign:
     model_overrides: dict = field(default_factory=dict)
     force: bool = False
     progress: bool = True
+    # Cells whose best run at size ood_n (None: the largest the budget and pool allow) is
+    # tested at length 2L after their search.
+    ood_cells: tuple = ()
+    ood_n: int | None = None
 
     def protocol(self) -> dict:
         """What makes results comparable: a folder holds results of one protocol only."""
@@ -69,17 +82,35 @@ def key_fields(job: SearchJob, campaign: Campaign, protocol_hash: str) -> dict:
             "data_seed": job.data_seed}
 
 
+def model_factory(job: SearchJob, campaign: Campaign):
+    """Builds one fresh, untrained model of the job (the trainer seeds it)."""
+    from transformers import AutoModelForCausalLM
+
+    config = build_config(job.model, vocab_of(job.cell).size, campaign.model_preset,
+                          **campaign.model_overrides)
+    return lambda: AutoModelForCausalLM.from_config(config)
+
+
+def ood_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
+            protocol_hash: str) -> OodRow:
+    fields = key_fields(job, campaign, protocol_hash)
+    factory = model_factory(job, campaign)
+    probe = JournalProbe(job, folder, campaign.train, factory, fields)
+    n = min(campaign.ood_n or campaign.search.n_max, campaign.search.n_max, probe.pool_size)
+    row = ood_check(probe, n, campaign.train, factory, folder, protocol_hash)
+    tqdm.write(f"  {job.label}: OOD at length {row.test_length} after N={n:,}: normalised "
+               f"state accuracy {row.normalised_state_accuracy:.3f}, final state "
+               f"{row.normalised_final_state_accuracy:.3f}")
+    return row
+
+
 def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
                protocol_hash: str, position: int = 0) -> NstarRow:
     """The N* search of one job, answered from the results folder when already finished."""
-    from transformers import AutoModelForCausalLM
-
     fields = key_fields(job, campaign, protocol_hash)
     skey = run_key(kind="search", **fields)
     if (row := folder.find_search(skey)) is not None:
         return row
-    config = build_config(job.model, vocab_of(job.cell).size, campaign.model_preset,
-                          **campaign.model_overrides)
     grid_size = len(campaign.train.grid)
     bar = tqdm(desc=job.label, unit="run", position=position, leave=True,
                disable=not campaign.progress, dynamic_ncols=True)
@@ -93,8 +124,8 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
         bar.set_postfix_str(f"N={state['n']} best={state['best']:.2e} "
                             f"runs left={grid_size - state['done']}")
 
-    probe = JournalProbe(job, folder, campaign.train,
-                         lambda: AutoModelForCausalLM.from_config(config), fields, on_run)
+    probe = JournalProbe(job, folder, campaign.train, model_factory(job, campaign), fields,
+                         on_run)
 
     def traced(n: int) -> ProbeOutcome:
         state.update(n=n, done=0)
@@ -139,11 +170,12 @@ def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: s
     return rows
 
 
-def run_campaign(campaign: Campaign) -> tuple[list[NstarRow], list[KappaRow]]:
+def run_campaign(campaign: Campaign
+                 ) -> tuple[list[NstarRow], list[KappaRow], list[OodRow]]:
     """Run the jobs split across Accelerate processes; the main process writes κ.
 
-    Returns (nstar rows, kappa rows) of the whole campaign on the main process, and two
-    empty lists on the others (only the main process reports).
+    Returns (nstar, kappa, ood rows) of the whole campaign on the main process, and empty
+    lists on the others (only the main process reports).
     """
     from accelerate import PartialState
 
@@ -155,16 +187,27 @@ def run_campaign(campaign: Campaign) -> tuple[list[NstarRow], list[KappaRow]]:
     with state.split_between_processes(list(campaign.jobs)) as mine:
         for job in mine:
             search_one(job, campaign, folder, protocol_hash, position=state.process_index)
+            if job.cell in campaign.ood_cells:
+                ood_one(job, campaign, folder, protocol_hash)
     state.wait_for_everyone()
     if not state.is_main_process:
-        return [], []
+        return [], [], []
     folder.refresh()
     nstar = [folder.find_search(run_key(kind="search", **key_fields(j, campaign, protocol_hash)))
              for j in campaign.jobs]
-    return [r for r in nstar if r is not None], write_kappa_rows(campaign, folder, protocol_hash)
+    ood_keys = {run_key(kind="ood", n=r.n, **key_fields(j, campaign, protocol_hash))
+                for j in campaign.jobs for r in folder.read_ood() if str(j.cell) == r.config}
+    ood = [r for r in folder.read_ood() if r.key in ood_keys]
+    return ([r for r in nstar if r is not None],
+            write_kappa_rows(campaign, folder, protocol_hash), ood)
 
 
-def print_tables(nstar: list[NstarRow], kappa: list[KappaRow], file=sys.stdout) -> None:
+OOD_COLUMNS = ("dataset", "config", "model", "n", "lr", "seed", "test_length",
+               "normalised_state_accuracy", "normalised_final_state_accuracy")
+
+
+def print_tables(nstar: list[NstarRow], kappa: list[KappaRow], ood: list[OodRow] = (),
+                 file=sys.stdout) -> None:
     from ..results import write_table
 
     print("\nN* (the true N* lies in (largest_failing, n_star]):", file=file)
@@ -173,6 +216,9 @@ def print_tables(nstar: list[NstarRow], kappa: list[KappaRow], file=sys.stdout) 
         print("\nκ = Σ N*_n / N*_joint (\"-\" where some N* lies beyond its pool or budget; "
               "kappa_low and kappa_high bound it from the brackets):", file=file)
         write_table(kappa, KAPPA_COLUMNS, file=file)
+    if ood:
+        print("\nOut of distribution (length 2L; chance 0, perfect 1):", file=file)
+        write_table(ood, OOD_COLUMNS, file=file)
 
 
 __all__ = ["Campaign", "print_tables", "run_campaign", "search_one", "__version__"]

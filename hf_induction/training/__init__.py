@@ -10,7 +10,7 @@ from hf_induction.training.loss import (
     aligned_loss_sum_per_run,
 )
 from hf_induction.training.settings import RunResult, TrainSettings
-from hf_induction.training.trainer import evaluate, train_run
+from hf_induction.training.trainer import evaluate, train_model, train_run
 
 __all__ = [
     "IGNORE_INDEX",
@@ -25,6 +25,7 @@ __all__ = [
     "aligned_loss_sum_per_run",
     "evaluate",
     "train_grid",
+    "train_model",
     "train_run",
     "vmap_unsupported_reason",
 ]

@@ -124,7 +124,19 @@ def train_run(
     seed: int,
     settings: TrainSettings,
 ) -> RunResult:
-    """Train one model on the first ``n`` training rows with Adam; the reference trainer.
+    """Train one model on the first ``n`` training rows with Adam; the reference trainer."""
+    return train_model(model_factory, data, n, lr, seed, settings)[0]
+
+
+def train_model(
+    model_factory: ModelFactory,
+    data: TrainData,
+    n: int,
+    lr: float,
+    seed: int,
+    settings: TrainSettings,
+) -> tuple[RunResult, nn.Module]:
+    """``train_run`` that also returns the trained model (for checkpoints and OOD tests).
 
     Every step draws ``batch_size`` rows with replacement, takes one Adam step on the aligned
     loss, and every ``eval_every`` steps measures the validation loss. The run stops on
@@ -146,12 +158,14 @@ def train_run(
             input_ids, labels = batches.take(batches.indices(generator, settings.batch_size))
             loss = aligned_loss(logits_of(model(input_ids=input_ids)), labels)
             if not math.isfinite(loss.item()):
-                return tracker.result(lr, seed, step, time.perf_counter() - start, "nonfinite")
+                return tracker.result(lr, seed, step, time.perf_counter() - start,
+                                      "nonfinite"), model
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
             if is_eval_step(step, settings):
                 reason = tracker.observe(step, evaluate(model, val_chunks))
                 if reason is not None:
-                    return tracker.result(lr, seed, step, time.perf_counter() - start, reason)
+                    return tracker.result(lr, seed, step, time.perf_counter() - start,
+                                          reason), model
     raise AssertionError("unreachable: the last step is always evaluated")

@@ -132,3 +132,21 @@ def test_two_processes_split_the_searches(tmp_path):
     rank1_kappa = out / "kappa" / "rank1.jsonl"
     assert not rank1_kappa.exists() or not rank1_kappa.read_text().strip()
     assert len((out / "kappa" / "rank0.jsonl").read_text().splitlines()) == 1
+
+
+def test_ood_check_is_recorded_and_reused(tmp_path):
+    out = tmp_path / "results"
+    args = [*BASE, "--out", str(out), "--ood"]
+    first = run_cli(args)
+    assert first.returncode == 0, first.stderr
+    assert "Out of distribution" in first.stdout
+    ood = datasets.load_dataset(str(out), "ood", split="train")
+    assert ood.num_rows == 1
+    row = ood[0]
+    assert row["test_length"] == 8 and row["config"] == "acot_L4_m3"
+    # 81 words of length 4 less 16 for validation: the largest size is the whole pool.
+    assert row["n"] == 65
+    for name in ("normalised_state_accuracy", "normalised_final_state_accuracy"):
+        assert -0.5 - 1e-9 <= row[name] <= 1.0 + 1e-9  # chance 1/3 maps to 0, floor -1/2
+    assert run_cli(args).returncode == 0
+    assert datasets.load_dataset(str(out), "ood", split="train").num_rows == 1
