@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-progress", action="store_true")
     r.add_argument("--push-to-hub", metavar="ORG/REPO",
                    help="upload the results folder to this Hub dataset repo when done")
+    r.add_argument("--push-checkpoints", nargs="?", const="nstar", choices=("nstar", "probes"),
+                   help="with --push-to-hub: push the winning run at N* (default) or of every "
+                   "succeeding probe as model repos ORG/REPO-MODEL-CONFIG-nN")
     return p
 
 
@@ -117,12 +120,16 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     except ValueError as e:
         parser.error(str(e))
     jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed)
+    if args.push_checkpoints and not args.push_to_hub:
+        parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
     if args.ood is not None and args.ood < 0:
         parser.error(f"--ood takes a training-set size >= 1, got {args.ood}")
     return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
                     force=args.force, progress=not args.no_progress,
                     ood_cells=tuple(cells) if args.ood is not None else (),
-                    ood_n=args.ood or None)
+                    ood_n=args.ood or None,
+                    checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
+                    checkpoints_of=args.push_checkpoints or "nstar")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,15 +139,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     campaign = campaign_from_args(args, parser)
+    from ..hub import HubError
+
     try:
         nstar, kappa, ood = run_campaign(campaign)
     except ProtocolMismatch as e:
         print(f"nstar.py: error: {e} (pass --force to use this folder anyway)", file=sys.stderr)
         return 2
+    except HubError as e:
+        print(f"nstar.py: error: {e} (the results in {campaign.out} are kept; a rerun "
+              "resumes)", file=sys.stderr)
+        return 1
     if nstar:
         print_tables(nstar, kappa, ood)
     if args.push_to_hub and nstar:
-        from ..hub import HubError, push_results
+        from ..hub import push_results
 
         try:
             pushed = push_results(campaign.out, args.push_to_hub, create=True)

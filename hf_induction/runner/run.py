@@ -25,6 +25,7 @@ from ..results import (
 from ..search import ProbeOutcome, SearchSettings, run_search
 from ..tasks import GENERATOR_VERSION, vocab_of
 from ..training import TrainSettings
+from .checkpoints import push_winners
 from .job import SearchJob, kappa_groups
 from .ood import ood_check
 from .probe import JournalProbe
@@ -46,6 +47,10 @@ class Campaign:
     # tested at length 2L after their search.
     ood_cells: tuple = ()
     ood_n: int | None = None
+    # With a Hub prefix, the winning run at N* ("nstar") or of every succeeding probe
+    # ("probes") is retrained and pushed as a model repo after each search.
+    checkpoint_prefix: str | None = None
+    checkpoints_of: str = "nstar"
 
     def protocol(self) -> dict:
         """What makes results comparable: a folder holds results of one protocol only."""
@@ -145,6 +150,11 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
         hardware=_hardware(campaign.train.device), wall_s=time.perf_counter() - start,
     )
     folder.append_nstar(row)
+    if campaign.checkpoint_prefix:
+        for repo_id in push_winners(probe, row, campaign.checkpoint_prefix,
+                                    campaign.checkpoints_of, campaign.train.epsilon,
+                                    campaign.checkpoint_prefix):
+            bar.write(f"  {job.label}: checkpoint pushed to {repo_id}")
     return row
 
 
