@@ -43,14 +43,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"{args.out}: {len(info)} configs ({', '.join(sorted(info))})")
     if args.push_to_hub:
-        from huggingface_hub import HfApi
+        from hf_induction.hub import HubError
+        from hf_induction.hub.commit import upload_folder_once
 
-        api = HfApi()
-        api.create_repo(args.push_to_hub, repo_type="dataset", exist_ok=True)
-        commit = api.upload_folder(repo_id=args.push_to_hub, repo_type="dataset",
-                                   folder_path=args.out,
-                                   commit_message=f"Add configs: {', '.join(args.configs)}")
-        print(f"pushed to {commit.commit_url if hasattr(commit, 'commit_url') else commit}")
+        try:
+            pushed = upload_folder_once(
+                args.out, args.push_to_hub, repo_type="dataset", token=None, create=True,
+                commit_message=f"Add configs: {', '.join(args.configs)}")
+        except HubError as e:
+            print(f"error: {e} (the folder {args.out} is kept)", file=sys.stderr)
+            return 1
+        print(f"pushed to {args.push_to_hub}: "
+              f"{'commit ' + pushed.commit if pushed.changed else 'unchanged, no commit'}")
     return 0
 
 

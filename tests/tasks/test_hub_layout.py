@@ -98,3 +98,19 @@ def test_tokenizer_follows_the_layout(tmp_path):
     from transformers import AutoTokenizer
 
     assert AutoTokenizer.from_pretrained(tmp_path)("01234 =").input_ids == [120, 0, 121]
+
+
+def test_build_and_push_then_load_from_the_hub(hub_server, tmp_path):
+    out = tmp_path / "modadd"
+    cmd = [sys.executable, str(ROOT / "scripts" / "build_datasets.py"), "--dataset", "modadd",
+           "--configs", "acot_L5", "outcome_L4_m3", "--out", str(out), "--train-size", "50",
+           "--push-to-hub", "induction-bias/modadd"]
+    done = hub_server.run(cmd, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    code = ("from datasets import load_dataset\n"
+            "ds = load_dataset('induction-bias/modadd', 'outcome_L4_m3')\n"
+            "print('ROWS', ds['train'].num_rows, ds['train'][0]['labels'])\n")
+    loaded = hub_server.run([sys.executable, "-c", code], timeout=300, cwd=str(tmp_path))
+    assert loaded.returncode == 0, loaded.stderr[-3000:]
+    local = datasets.load_dataset(str(out), "outcome_L4_m3")["train"]
+    assert f"ROWS 50 {local[0]['labels']}" in loaded.stdout
