@@ -1313,6 +1313,7 @@ def client_env(
     for key in list(env):
         if key.startswith(("HF_", "HUGGING_FACE_", "HUGGINGFACE_")) or key in (
             "TRANSFORMERS_CACHE",
+            "TRANSFORMERS_OFFLINE",
         ):
             del env[key]
     env.update(
