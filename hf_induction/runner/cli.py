@@ -40,9 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="nstar.py", description="Find N*, the minimal training-set size, and "
                 "the sharing factor kappa.", epilog=EXAMPLES,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--dataset", required=True, choices=DATASETS)
-    p.add_argument("--config", required=True, nargs="+", metavar="NAME",
+    p.add_argument("--dataset", choices=DATASETS)
+    p.add_argument("--config", nargs="+", metavar="NAME",
                    help="task configs, e.g. acot_L10_uniform (grammar in the dataset card)")
+    p.add_argument("--sweep", type=Path, metavar="FILE",
+                   help="a sweep file (scripts/sweeps/paper_grid.yaml) in place of "
+                   "--dataset/--config/--model/--kappa")
     p.add_argument("--model", nargs="+", default=["dense_ssm"], metavar="NAME",
                    help=f"models: {', '.join(MODEL_NAMES)} or hf:PATH_OR_REPO_ID")
     p.add_argument("--preset", choices=sorted(BUDGETS), default="cpu",
@@ -94,11 +97,19 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     from ..models import build_config
     from ..tasks import vocab_of
     from .run import Campaign
+    from .sweep import load_sweep
 
     budget = BUDGETS[args.preset]
+    if (args.sweep is None) == (args.dataset is None or args.config is None):
+        parser.error("give either --dataset and --config, or --sweep FILE")
     try:
-        cells = [TaskConfig.parse(args.dataset, name) for name in args.config]
-        for model in args.model:
+        if args.sweep is not None:
+            jobs = load_sweep(args.sweep, args.data_seed)
+            cells = list(dict.fromkeys(j.cell for j in jobs))
+        else:
+            cells = [TaskConfig.parse(args.dataset, name) for name in args.config]
+            jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed)
+        for model in dict.fromkeys(j.model for j in jobs):
             build_config(model, vocab_of(cells[0]).size, budget.model_preset)
         device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
         def pick(flag: str):
@@ -119,7 +130,6 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         )
     except ValueError as e:
         parser.error(str(e))
-    jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed)
     if args.push_checkpoints and not args.push_to_hub:
         parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
     if args.ood is not None and args.ood < 0:

@@ -25,11 +25,12 @@ def plan_jobs(cells: list[TaskConfig], models: list[str], kappa: bool,
     """The searches to run, in order; with ``kappa``, N*_n for n = 2..L and N*_joint.
 
     With ``kappa`` a config of any length law names the family: ``acot_L10`` and
-    ``acot_L10_uniform`` both schedule ``acot_L2`` .. ``acot_L10`` and ``acot_L10_uniform``.
+    ``acot_L10_uniform`` both schedule ``acot_L2`` .. ``acot_L10`` and ``acot_L10_uniform``;
+    ``acot_L10_s2l`` schedules the same and its own search.
     """
     jobs: list[SearchJob] = []
     for cell in cells:
-        family = [cell.with_length(n) for n in range(2, cell.max_len + 1)] + [cell.joint()] \
+        family = [cell.with_length(n) for n in range(2, cell.max_len + 1)] + [cell.joint(), cell] \
             if kappa else [cell]
         for model in models:
             for c in family:

@@ -167,7 +167,7 @@ def train_grid(
             return _StackedGrid(model_factory, data, n, settings, points, on_run_done).train()
         if forced or device.type != "cpu":
             length = int(supervised_lengths(data.train_labels[:2]).max())
-            sample = data.train_input_ids[:2, :length].to(device)  # [2, T]
+            sample = data.train_input_ids[:2, :length].to(device, torch.long)  # [2, T]
             if vmap_unsupported_reason(probe_model, sample) is None:
                 return _StackedGrid(model_factory, data, n, settings, points, on_run_done).train()
     return _train_sequential(model_factory, data, n, settings, points, on_run_done)

@@ -29,7 +29,7 @@ from hf_induction.training.trainer import ModelFactory, check_size, logits_of, s
 
 class _Rows(Dataset):
     def __init__(self, input_ids: torch.Tensor, labels: torch.Tensor) -> None:
-        self.input_ids, self.labels = input_ids, labels
+        self.input_ids, self.labels = input_ids.long(), labels.long()
 
     def __len__(self) -> int:
         return self.input_ids.shape[0]

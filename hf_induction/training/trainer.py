@@ -65,8 +65,8 @@ class TrainBatches:
     def __init__(self, data: TrainData, n: int, device: torch.device) -> None:
         check_size(data, n)
         self.n = n
-        self.input_ids = data.train_input_ids[:n].to(device)
-        self.labels = data.train_labels[:n].to(device)
+        self.input_ids = data.train_input_ids[:n].to(device, torch.long)
+        self.labels = data.train_labels[:n].to(device, torch.long)
         self.lengths = supervised_lengths(data.train_labels[:n]).cpu()
         self.device = device
 
@@ -91,8 +91,8 @@ def validation_chunks(
         length = int(lengths[start:stop].max())
         chunks.append(
             (
-                data.val_input_ids[start:stop, :length].to(device),
-                data.val_labels[start:stop, :length].to(device),
+                data.val_input_ids[start:stop, :length].to(device, torch.long),
+                data.val_labels[start:stop, :length].to(device, torch.long),
             )
         )
     return chunks

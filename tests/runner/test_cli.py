@@ -2,12 +2,24 @@
 
 import json
 import time
+import uuid
 
 import datasets
 import pytest
 
 from hf_induction.runner.cli import main
 from tests.runner.helpers import FAST, run_cli
+
+
+def load_results(out, table):
+    return datasets.load_dataset(str(out), table, split="train")
+
+
+def fresh(tmp_path):
+    # A name never used before: with HF_HUB_OFFLINE=1, `datasets` may serve a cached dataset
+    # of another folder with the same name (say "results") in place of this one.
+    return tmp_path / f"results-{uuid.uuid4().hex[:12]}"
+
 
 BASE = ["--dataset", "modadd", "--config", "acot_L4_m3", "--model", "dense_ssm", *FAST]
 
@@ -33,11 +45,11 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(args, allowed, tmp_pat
 
 
 def test_search_end_to_end_then_rerun_trains_nothing(tmp_path):
-    out = tmp_path / "results"
+    out = fresh(tmp_path)
     first = run_cli([*BASE, "--out", str(out)])
     assert first.returncode == 0, first.stderr
     assert "acot_L4_m3" in first.stdout and "n_star" in first.stdout
-    nstar = datasets.load_dataset(str(out), "nstar", split="train")
+    nstar = load_results(out, "nstar")
     assert nstar.num_rows == 1
     row = nstar[0]
     assert row["model"] == "dense_ssm" and row["config"] == "acot_L4_m3"
@@ -52,7 +64,7 @@ def test_search_end_to_end_then_rerun_trains_nothing(tmp_path):
     second = run_cli([*BASE, "--out", str(out)])
     assert second.returncode == 0, second.stderr
     assert (out / "journal" / "rank0.jsonl").read_text().splitlines() == journal
-    assert datasets.load_dataset(str(out), "nstar", split="train").num_rows == 1
+    assert load_results(out, "nstar").num_rows == 1
 
 
 def test_other_protocol_is_refused_unless_forced(tmp_path):
@@ -135,12 +147,12 @@ def test_two_processes_split_the_searches(tmp_path):
 
 
 def test_ood_check_is_recorded_and_reused(tmp_path):
-    out = tmp_path / "results"
+    out = fresh(tmp_path)
     args = [*BASE, "--out", str(out), "--ood"]
     first = run_cli(args)
     assert first.returncode == 0, first.stderr
     assert "Out of distribution" in first.stdout
-    ood = datasets.load_dataset(str(out), "ood", split="train")
+    ood = load_results(out, "ood")
     assert ood.num_rows == 1
     row = ood[0]
     assert row["test_length"] == 8 and row["config"] == "acot_L4_m3"
@@ -149,4 +161,27 @@ def test_ood_check_is_recorded_and_reused(tmp_path):
     for name in ("normalised_state_accuracy", "normalised_final_state_accuracy"):
         assert -0.5 - 1e-9 <= row[name] <= 1.0 + 1e-9  # chance 1/3 maps to 0, floor -1/2
     assert run_cli(args).returncode == 0
-    assert datasets.load_dataset(str(out), "ood", split="train").num_rows == 1
+    assert load_results(out, "ood").num_rows == 1
+
+
+def test_sweep_file_runs_as_one_campaign(tmp_path):
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("sweep:\n"
+                     "  - {dataset: modadd, formats: [acot], lengths: [3], groups: [3],\n"
+                     "     models: [dense_ssm]}\n"
+                     "  - {dataset: permutation, formats: [outcome], lengths: [2], groups: [3],\n"
+                     "     models: [dense_ssm]}\n")
+    out = fresh(tmp_path)
+    done = run_cli(["--sweep", str(sweep), *FAST, "--out", str(out)])
+    assert done.returncode == 0, done.stderr
+    rows = load_results(out, "nstar")
+    assert sorted(zip(rows["dataset"], rows["config"], strict=True)) == [
+        ("modadd", "acot_L3_m3"), ("permutation", "outcome_L2_S3")]
+
+
+@pytest.mark.parametrize("args", [[], ["--dataset", "modadd", "--config", "acot_L5",
+                                       "--sweep", "x.yaml"]])
+def test_sweep_or_cells_but_not_both(args, tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--out", str(tmp_path / "r")])
+    assert e.value.code == 2 and "--sweep" in capsys.readouterr().err

@@ -14,7 +14,8 @@ def cell(name):
 def test_kappa_schedule_is_every_fixed_length_plus_the_joint_cell(name):
     jobs = plan_jobs([cell(name)], ["dense_ssm", "lstm"], kappa=True)
     names = [str(j.cell) for j in jobs if j.model == "lstm"]
-    assert names == ["acot_L2", "acot_L3", "acot_L4", "acot_L5", "acot_L5_uniform"]
+    family = ["acot_L2", "acot_L3", "acot_L4", "acot_L5", "acot_L5_uniform"]
+    assert names == family + (["acot_L5_s2l"] if name.endswith("s2l") else [])
     groups = kappa_groups(jobs)
     assert set(groups) == {(cell("acot_L5_uniform"), "dense_ssm"),
                            (cell("acot_L5_uniform"), "lstm")}
@@ -46,3 +47,22 @@ def test_kappa_from_recorded_rows():
     assert k.kappa == pytest.approx((20 + 100) / 60)
     # Bounds from the brackets, N* in (largest_failing, n_star]: (11 + 91) / 60 and 120 / 51.
     assert k.kappa_low == pytest.approx(102 / 60) and k.kappa_high == pytest.approx(120 / 51)
+
+
+def test_sweep_file_expands_the_paper_grid(tmp_path):
+    from pathlib import Path
+
+    from hf_induction.runner.sweep import load_sweep
+
+    root = Path(__file__).resolve().parents[2]
+    jobs = load_sweep(root / "scripts" / "sweeps" / "paper_grid.yaml")
+    assert len(jobs) == len(set(jobs))
+    # Per (format, group, model): fixed lengths 2..30 (shared by every L), and for each of the
+    # four L a joint (uniform) and an s2l cell; 3 formats x (9 + 1) groups x 3 models.
+    assert len(jobs) == (29 + 4 + 4) * 3 * 10 * 3
+    assert SearchJob(cell("cot_L20_s2l_m50"), "gpt2") in jobs
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sweep:\n  - dataset: modadd\n    formats: [acot]\n    lengths: [0]\n"
+                   "    models: [lstm]\n")
+    with pytest.raises(ValueError, match="sweep entry 0.*L=0"):
+        load_sweep(bad)

@@ -94,3 +94,20 @@ def test_bad_sizes_and_settings_raise(data):
             data.val_input_ids,
             data.val_labels,
         )
+
+
+def test_compact_int16_pools_train_exactly_like_int64():
+    """Pools may be held as int16 (paper-size pools); runs see the same int64 batches."""
+    import torch
+
+    from hf_induction.training import TrainData, TrainSettings, train_run
+    from tests.training.helpers import EmbedLinear, echo_data
+
+    wide = echo_data()
+    narrow = TrainData(*(t.to(torch.int16) for t in (wide.train_input_ids, wide.train_labels,
+                                                     wide.val_input_ids, wide.val_labels)))
+    settings = TrainSettings(max_steps=30, eval_every=10, lrs=(1e-2,), seeds=(10,))
+    a = train_run(EmbedLinear, wide, 16, 1e-2, 10, settings)
+    b = train_run(EmbedLinear, narrow, 16, 1e-2, 10, settings)
+    assert (a.best_val_loss, a.final_val_loss, a.steps) == (b.best_val_loss, b.final_val_loss,
+                                                           b.steps)

@@ -1,0 +1,50 @@
+"""A sweep file: many cells and models as one campaign (``nstar.py --sweep FILE``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from ..tasks import TaskConfig
+from .job import SearchJob, plan_jobs
+
+KEYS = {"dataset", "formats", "lengths", "dists", "groups", "models", "kappa"}
+
+
+def load_sweep(path: str | Path, data_seed: int = 0) -> list[SearchJob]:
+    """Every search the sweep asks for, in file order, without duplicates.
+
+    Raises ValueError naming the entry and key at fault.
+    """
+    try:
+        spec = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ValueError(f"cannot read sweep file {path}: {e}") from e
+    entries = spec.get("sweep") if isinstance(spec, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{path}: expected a top-level 'sweep:' list of entries")
+    jobs: list[SearchJob] = []
+    for i, entry in enumerate(entries):
+        where = f"{path}: sweep entry {i}"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where} is not a mapping")
+        unknown = set(entry) - KEYS
+        missing = {"dataset", "formats", "lengths", "models"} - set(entry)
+        if unknown or missing:
+            raise ValueError(f"{where}: unknown keys {sorted(unknown)}, missing keys "
+                             f"{sorted(missing)}; allowed: {sorted(KEYS)}")
+        try:
+            cells = [
+                TaskConfig(entry["dataset"], fmt, int(length), dist, group)
+                for fmt in entry["formats"] for length in entry["lengths"]
+                for dist in entry.get("dists", ["fixed"])
+                for group in entry.get("groups", [None])
+            ]
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{where}: {e}") from e
+        for job in plan_jobs(cells, list(entry["models"]), bool(entry.get("kappa", False)),
+                             data_seed):
+            if job not in jobs:
+                jobs.append(job)
+    return jobs
