@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = p.add_argument_group("run")
     r.add_argument("--data-seed", type=int, default=0)
     r.add_argument("--device", default=None, help="cpu or cuda[:i] (default: cuda if present)")
+    r.add_argument("--threads", type=int, default=None,
+                   help="torch threads per process on the CPU (default 1: on 2 cores, two "
+                   "1-thread processes ran 2.9x the searches per hour of one 2-thread process)")
     r.add_argument("--grid-mode", choices=("auto", "stacked", "sequential"), default="auto",
                    help="auto stacks the grid into one model where that is faster")
     r.add_argument("--no-progress", action="store_true")
@@ -112,6 +115,12 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         for model in dict.fromkeys(j.model for j in jobs):
             build_config(model, vocab_of(cells[0]).size, budget.model_preset)
         device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if args.threads is not None and args.threads < 1:
+            raise ValueError(f"--threads must be >= 1, got {args.threads}")
+        if device == "cpu":
+            # Tiny models are bound by per-op overhead, which a second thread only adds to;
+            # use more processes instead (docs/benchmarks.md, threads).
+            torch.set_num_threads(args.threads or 1)
         def pick(flag: str):
             value = getattr(args, flag)
             return getattr(budget, flag) if value is None else value
