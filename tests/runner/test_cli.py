@@ -33,6 +33,7 @@ BASE = ["--dataset", "modadd", "--config", "acot_L4_m3", "--model", "dense_ssm",
     (["--dataset", "modadd", "--config", "acot_L5", "--lrs", "0.1,x"], "lrs"),
     (["--dataset", "modadd", "--config", "acot_L5", "--max-steps", "0"], "max_steps"),
     (["--dataset", "modadd", "--config", "acot_L5", "--bogus"], "bogus"),
+    (["--dataset", "modadd", "--config", "acot_L5", "--threads", "0"], "--threads"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(args, allowed, tmp_path, capsys):
     out = tmp_path / "results"
