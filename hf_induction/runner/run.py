@@ -11,7 +11,6 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from .. import __version__
 from ..models import build_config, model_config_hash
 from ..results import (
     KAPPA_COLUMNS,
@@ -79,20 +78,28 @@ def _hardware(device: str) -> str:
     return f"{platform.machine()} cpu x{torch.get_num_threads()} threads"
 
 
+def model_config(job: SearchJob, campaign: Campaign):
+    """The config of the job's model: the campaign's preset at the cell's vocabulary."""
+    return build_config(job.model, vocab_of(job.cell).size, campaign.model_preset,
+                        **campaign.model_overrides)
+
+
 def key_fields(job: SearchJob, campaign: Campaign, protocol_hash: str) -> dict:
-    config = build_config(job.model, vocab_of(job.cell).size, campaign.model_preset,
-                          **campaign.model_overrides)
+    """What a job's results are keyed by (runs, searches, κ and OOD rows)."""
     return {"dataset": job.cell.dataset, "config": str(job.cell), "model": job.model,
-            "model_config_hash": model_config_hash(config), "protocol": protocol_hash,
-            "data_seed": job.data_seed}
+            "model_config_hash": model_config_hash(model_config(job, campaign)),
+            "protocol": protocol_hash, "data_seed": job.data_seed}
+
+
+def search_key(job: SearchJob, campaign: Campaign, protocol_hash: str) -> str:
+    return run_key(kind="search", **key_fields(job, campaign, protocol_hash))
 
 
 def model_factory(job: SearchJob, campaign: Campaign):
     """Builds one fresh, untrained model of the job (the trainer seeds it)."""
     from transformers import AutoModelForCausalLM
 
-    config = build_config(job.model, vocab_of(job.cell).size, campaign.model_preset,
-                          **campaign.model_overrides)
+    config = model_config(job, campaign)
     return lambda: AutoModelForCausalLM.from_config(config)
 
 
@@ -164,8 +171,7 @@ def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: s
     rows = []
     for (joint_cell, model), fixed in kappa_groups(list(campaign.jobs)).items():
         joint = SearchJob(joint_cell, model, fixed[0].data_seed)
-        searches = {j: folder.find_search(run_key(kind="search",
-                                                  **key_fields(j, campaign, protocol_hash)))
+        searches = {j: folder.find_search(search_key(j, campaign, protocol_hash))
                     for j in [*fixed, joint]}
         if any(s is None for s in searches.values()):
             continue
@@ -203,11 +209,11 @@ def run_campaign(campaign: Campaign
     if not state.is_main_process:
         return [], [], []
     folder.refresh()
-    nstar = [folder.find_search(run_key(kind="search", **key_fields(j, campaign, protocol_hash)))
-             for j in campaign.jobs]
-    ood_keys = {run_key(kind="ood", n=r.n, **key_fields(j, campaign, protocol_hash))
-                for j in campaign.jobs for r in folder.read_ood() if str(j.cell) == r.config}
-    ood = [r for r in folder.read_ood() if r.key in ood_keys]
+    fields = {(str(j.cell), j.model): key_fields(j, campaign, protocol_hash)
+              for j in campaign.jobs}
+    nstar = [folder.find_search(run_key(kind="search", **f)) for f in fields.values()]
+    ood = [r for r in folder.read_ood() if (r.config, r.model) in fields
+           and r.key == run_key(kind="ood", n=r.n, **fields[(r.config, r.model)])]
     return ([r for r in nstar if r is not None],
             write_kappa_rows(campaign, folder, protocol_hash), ood)
 
@@ -231,4 +237,4 @@ def print_tables(nstar: list[NstarRow], kappa: list[KappaRow], ood: list[OodRow]
         write_table(ood, OOD_COLUMNS, file=file)
 
 
-__all__ = ["Campaign", "print_tables", "run_campaign", "search_one", "__version__"]
+__all__ = ["Campaign", "print_tables", "run_campaign", "search_one"]
