@@ -107,11 +107,12 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         parser.error("give either --dataset and --config, or --sweep FILE")
     try:
         if args.sweep is not None:
-            jobs = load_sweep(args.sweep, args.data_seed)
-            cells = list(dict.fromkeys(j.cell for j in jobs))
+            sweep = load_sweep(args.sweep, args.data_seed)
+            jobs, cells = sweep.jobs, list(dict.fromkeys(j.cell for j in sweep.jobs))
         else:
             cells = [TaskConfig.parse(args.dataset, name) for name in args.config]
             jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed)
+            sweep = None
         for model in dict.fromkeys(j.model for j in jobs):
             build_config(model, vocab_of(cells[0]).size, budget.model_preset)
         device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -145,7 +146,8 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         parser.error(f"--ood takes a training-set size >= 1, got {args.ood}")
     return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
                     force=args.force, progress=not args.no_progress,
-                    ood_cells=tuple(cells) if args.ood is not None else (),
+                    ood_cells=(tuple(cells) if args.ood is not None
+                               else sweep.ood_cells if sweep is not None else ()),
                     ood_n=args.ood or None,
                     checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
                     checkpoints_of=args.push_checkpoints or "nstar")

@@ -200,11 +200,12 @@ def run_campaign(campaign: Campaign
     # The main process records the protocol (or refuses a folder of another one) first.
     with state.main_process_first():
         protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
-    with state.split_between_processes(list(campaign.jobs)) as mine:
-        for job in mine:
-            search_one(job, campaign, folder, protocol_hash, position=state.process_index)
-            if job.cell in campaign.ood_cells:
-                ood_one(job, campaign, folder, protocol_hash)
+    # Round robin, not contiguous chunks: a sweep lists a model's searches together, and
+    # their costs differ by an order of magnitude between models.
+    for job in campaign.jobs[state.process_index::state.num_processes]:
+        search_one(job, campaign, folder, protocol_hash, position=state.process_index)
+        if job.cell in campaign.ood_cells:
+            ood_one(job, campaign, folder, protocol_hash)
     state.wait_for_everyone()
     if not state.is_main_process:
         return [], [], []

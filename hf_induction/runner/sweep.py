@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -9,13 +10,22 @@ import yaml
 from ..tasks import TaskConfig
 from .job import SearchJob, plan_jobs
 
-KEYS = {"dataset", "formats", "lengths", "dists", "groups", "models", "kappa"}
+KEYS = {"dataset", "formats", "lengths", "dists", "groups", "models", "kappa", "ood"}
 
 
-def load_sweep(path: str | Path, data_seed: int = 0) -> list[SearchJob]:
+@dataclass(frozen=True)
+class Sweep:
+    """The searches of a sweep file, in file order, and the cells given the OOD check."""
+
+    jobs: list[SearchJob]
+    ood_cells: tuple[TaskConfig, ...] = ()
+
+
+def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
     """Every search the sweep asks for, in file order, without duplicates.
 
-    Raises ValueError naming the entry and key at fault.
+    An entry with ``ood: true`` also asks for the OOD check of each of its cells (not of
+    the κ schedule's fixed-length cells). Raises ValueError naming the entry and key at fault.
     """
     try:
         spec = yaml.safe_load(Path(path).read_text())
@@ -25,6 +35,7 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> list[SearchJob]:
     if not isinstance(entries, list) or not entries:
         raise ValueError(f"{path}: expected a top-level 'sweep:' list of entries")
     jobs: list[SearchJob] = []
+    ood_cells: list[TaskConfig] = []
     for i, entry in enumerate(entries):
         where = f"{path}: sweep entry {i}"
         if not isinstance(entry, dict):
@@ -47,4 +58,6 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> list[SearchJob]:
                              data_seed):
             if job not in jobs:
                 jobs.append(job)
-    return jobs
+        if entry.get("ood", False):
+            ood_cells += [c for c in cells if c not in ood_cells]
+    return Sweep(jobs, tuple(ood_cells))

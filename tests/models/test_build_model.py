@@ -74,3 +74,19 @@ def test_config_hash_is_stable_and_tells_configs_apart():
         build_model("dense_ssm", vocab_size=9, hidden_size=8)
     )
     assert len(model_config_hash(a)) == 12
+
+
+@pytest.mark.parametrize("preset", ["paper", "tiny"])
+def test_gpt2_presets_compute_gpt2s_own_activation(preset):
+    import torch
+    from transformers.activations import ACT2FN
+
+    from hf_induction.models import build_config
+
+    config = build_config("gpt2", 9, preset)
+    assert config.activation_function == "gelu_pytorch_tanh"
+    x = torch.linspace(-8, 8, 10_001, dtype=torch.float64)
+    gelu_new = 0.5 * x * (1 + torch.tanh((2 / torch.pi) ** 0.5 * (x + 0.044715 * x**3)))
+    torch.testing.assert_close(ACT2FN[config.activation_function](x), gelu_new,
+                               rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(ACT2FN["gelu_new"](x), gelu_new, rtol=1e-12, atol=1e-12)

@@ -55,7 +55,7 @@ def test_sweep_file_expands_the_paper_grid(tmp_path):
     from hf_induction.runner.sweep import load_sweep
 
     root = Path(__file__).resolve().parents[2]
-    jobs = load_sweep(root / "scripts" / "sweeps" / "paper_grid.yaml")
+    jobs = load_sweep(root / "scripts" / "sweeps" / "paper_grid.yaml").jobs
     assert len(jobs) == len(set(jobs))
     # Per (format, group, model): fixed lengths 2..30 (shared by every L), and for each of the
     # four L a joint (uniform) and an s2l cell; 3 formats x (9 + 1) groups x 3 models.
@@ -66,3 +66,22 @@ def test_sweep_file_expands_the_paper_grid(tmp_path):
                    "    models: [lstm]\n")
     with pytest.raises(ValueError, match="sweep entry 0.*L=0"):
         load_sweep(bad)
+
+
+def test_sweep_entry_asks_for_the_ood_check_of_its_own_cells(tmp_path):
+    from hf_induction.runner.sweep import load_sweep
+
+    f = tmp_path / "s.yaml"
+    f.write_text("sweep:\n"
+                 "  - {dataset: modadd, formats: [acot], lengths: [3], dists: [uniform],\n"
+                 "     groups: [5], models: [lstm], kappa: true, ood: true}\n"
+                 "  - {dataset: modadd, formats: [cot], lengths: [3], models: [lstm]}\n")
+    sweep = load_sweep(f)
+    assert sweep.ood_cells == (cell("acot_L3_uniform_m5"),)
+    # The κ schedule's fixed-length cells are searched but not OOD-checked.
+    assert SearchJob(cell("acot_L2_m5"), "lstm") in sweep.jobs
+    assert SearchJob(cell("cot_L3"), "lstm") in sweep.jobs
+    f.write_text("sweep:\n  - {dataset: modadd, formats: [cot], lengths: [3], models: [lstm],"
+                 " oood: true}\n")
+    with pytest.raises(ValueError, match="unknown keys \\['oood'\\]"):
+        load_sweep(f)
