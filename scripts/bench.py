@@ -69,31 +69,6 @@ VOCAB = 9  # Z_5 and its four special tokens
 PAPER_LENGTH = 20
 
 
-def _flops_per_token(name: str, config) -> float:
-    """Analytic forward FLOPs per token (2 per multiply-add of the matrix products).
-
-    GPT-2: 24 d^2 per layer (QKV, projection, MLP x4) plus 4 T d for QK^T and AV at full
-    length T (no causal halving), and the head. LSTM: 8 H (E + H) per layer and the head.
-    Dense-SSM: the all_tokens kernel's 2 d (V d) (V times the useful 2 d^2) and the head.
-    Mamba: in/out projections, x_proj and dt_proj (2 x (2 d e + e (r + 2 n) + r e + e d)
-    with e = expand d, r = dt_rank, n = state_size) per layer, and the head; the scan and
-    the convolution are elementwise and left out.
-    """
-    V = config.vocab_size
-    if name == "gpt2":
-        d, L = config.n_embd, config.n_layer
-        return L * (24 * d * d + 4 * PAPER_LENGTH * d) + 2 * d * V
-    if name == "lstm":
-        H, E, L = config.hidden_size, config.embedding_size, config.num_hidden_layers
-        return sum(8 * H * ((E if k == 0 else H) + H) for k in range(L)) + 2 * H * V
-    if name == "dense_ssm":
-        d = config.hidden_size
-        return 2 * d * V * d + 2 * d * V
-    d, L = config.hidden_size, config.num_hidden_layers
-    e, n, r = config.intermediate_size, config.state_size, config.time_step_rank
-    return L * 2 * (2 * d * e + e * (r + 2 * n) + r * e + e * d) + 2 * d * V
-
-
 def _train_steps(model, steps: int, batch: int = 64, length: int = PAPER_LENGTH) -> float:
     """Seconds per Adam step (forward, aligned loss, backward, update), best of ``steps``."""
     import torch
@@ -120,6 +95,7 @@ def bench_paper_step(quick: bool) -> dict:
     import torch
 
     from hf_induction.models import build_model
+    from hf_induction.models.flops import train_step_flops
 
     gemm = bench_gemm(quick)["gemm_gflops"]
     out = {"gemm_gflops": gemm}
@@ -129,7 +105,7 @@ def bench_paper_step(quick: bool) -> dict:
         # Mamba's pure-PyTorch path is very slow on the CPU: one timed step.
         steps = 1 if name == "mamba" else (2 if quick else 5)
         seconds = _train_steps(model, steps)
-        flops = 3 * _flops_per_token(name, model.config) * 64 * PAPER_LENGTH
+        flops = train_step_flops(name, model.config, 64, PAPER_LENGTH)
         out[f"{name}_paper_step_s"] = seconds
         out[f"{name}_paper_flops_per_step"] = flops
         out[f"{name}_paper_gflops"] = flops / seconds / 1e9

@@ -78,13 +78,21 @@ def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
     width = 0.8 / max(len(models), 1)
     fig, ax = plt.subplots(figsize=(max(4.0, 1.3 * len(slots) * max(len(models), 1) / 2 + 2), 3.6))
     for i, model in enumerate(models):
-        xs, ys = [], []
+        xs, ys, low_xs, lows = [], [], [], []
         for j, slot in enumerate(slots):
             found = [e for e in entries if e.model == model and (e.format, e.max_len or 0) == slot]
+            x = j + (i - (len(models) - 1) / 2) * width
             if found and found[0].kappa is not None:
-                xs.append(j + (i - (len(models) - 1) / 2) * width)
+                xs.append(x)
                 ys.append(found[0].kappa)
+            elif found and found[0].kappa_low is not None:
+                # κ undefined (an N* beyond its budget): its lower bound, hatched.
+                low_xs.append(x)
+                lows.append(found[0].kappa_low)
         ax.bar(xs, ys, width=width, color=colours[model], label=model)
+        if lows:
+            ax.bar(low_xs, lows, width=width, color=colours[model], alpha=0.35, hatch="//",
+                   label=f"{model} (lower bound)")
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
     ax.set_xticks(range(len(slots)))
     ax.set_xticklabels([f"{fmt} L{max_len}" for fmt, max_len in slots])
@@ -107,3 +115,34 @@ def write_figures(entries: Sequence[Entry], out: str | Path) -> list[Path]:
         written.append(plot_nstar_vs_length(task_entries, out / f"nstar_vs_length_{stem}.png"))
         written.append(plot_kappa_bars(task_entries, out / f"kappa_{stem}.png"))
     return written
+
+
+def plot_nstar_vs_group(series: dict[str, list[tuple[int, int | None, int | None]]],
+                        path: Path, title: str) -> Path:
+    """N* against the group size, log-log; one line per label.
+
+    ``series`` maps a label to (group size, N* or None, largest failing N) points; a point
+    whose N* was not found is drawn as an open triangle at its largest failing N.
+    """
+    colours = _colours(sorted(series))
+    fig, ax = plt.subplots(figsize=(5.0, 3.6))
+    for label, points in sorted(series.items()):
+        found = [(g, n) for g, n, _ in points if n is not None]
+        if found:
+            ax.plot(*zip(*found, strict=True), marker="o", color=colours[label], label=label)
+        beyond = [(g, f) for g, n, f in points if n is None and f]
+        if beyond:
+            ax.plot(*zip(*beyond, strict=True), linestyle="none", marker="^",
+                    markerfacecolor="none", color=colours[label], label=f"{label}: N* > this")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("group size |G|")
+    ax.set_ylabel("N*")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

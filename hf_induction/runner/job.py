@@ -28,25 +28,24 @@ def plan_jobs(cells: list[TaskConfig], models: list[str], kappa: bool,
     ``acot_L10_uniform`` both schedule ``acot_L2`` .. ``acot_L10`` and ``acot_L10_uniform``;
     ``acot_L10_s2l`` schedules the same and its own search.
     """
-    jobs: list[SearchJob] = []
+    jobs: dict[SearchJob, None] = {}  # ordered, and O(1) dedup for sweeps of thousands
     for cell in cells:
         family = [cell.with_length(n) for n in range(2, cell.max_len + 1)] + [cell.joint(), cell] \
             if kappa else [cell]
         for model in models:
             for c in family:
-                job = SearchJob(c, model, data_seed)
-                if job not in jobs:
-                    jobs.append(job)
-    return jobs
+                jobs.setdefault(SearchJob(c, model, data_seed))
+    return list(jobs)
 
 
 def kappa_groups(jobs: list[SearchJob]) -> dict[tuple[TaskConfig, str], list[SearchJob]]:
     """The jobs of each κ: (joint cell, model) -> [fixed n = 2..L jobs]."""
     groups = {}
+    known = set(jobs)
     for job in jobs:
         if job.cell.dist == "uniform":
             fixed = [SearchJob(job.cell.with_length(n), job.model, job.data_seed)
                      for n in job.cell.lengths]
-            if all(f in jobs for f in fixed):
+            if all(f in known for f in fixed):
                 groups[(job.cell, job.model)] = fixed
     return groups

@@ -1,0 +1,96 @@
+"""What a sweep would cost at the paper's sizes: probes, training steps, FLOPs, device hours.
+
+Counted, not guessed, where it can be: the number of probes comes from running the search
+itself against a threshold oracle (a size succeeds iff it is at least the assumed N*), the
+FLOPs per step from the models' analytic count at each cell's sequence length. Two inputs
+are assumptions and are reported as such: N* of cells never searched, and the device's
+achieved FLOP rate. The early-stopping saving is the fraction of the full budget our
+searches actually spent, measured per model in a results folder.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from ..models import build_config
+from ..models.flops import train_step_flops
+from ..search import ProbeOutcome, SearchSettings, run_search
+from ..search.settings import PAPER_N_MAX
+from ..tasks import train_pool_size, vocab_of
+from ..tasks.layout import sequence_length
+from .budgets import BUDGETS
+from .job import SearchJob
+
+PAPER = BUDGETS["paper"]
+PAPER_GRID = len(PAPER.lrs) * len(PAPER.seeds)
+ALGORITHM_1 = SearchSettings(mode="paper", n_max=PAPER_N_MAX)
+REFINED = SearchSettings(mode="refined", n_max=PAPER_N_MAX, n_start=PAPER.n_start)
+
+
+def probes_to_find(n_star: int, pool_size: int, settings: SearchSettings) -> int:
+    """How many probes ``settings``' search spends when exactly the sizes ≥ n_star succeed."""
+    def oracle(n: int) -> ProbeOutcome:
+        return ProbeOutcome(n=n, success=n >= n_star)
+
+    return run_search(oracle, pool_size, settings).num_probes
+
+
+def assumed_nstar(job: SearchJob, measured: Mapping[tuple[str, str, str], int]) -> int:
+    """N* of a job: measured where the folder has it, else 1,000 capped at half the pool."""
+    pool = train_pool_size(job.cell)
+    key = (job.cell.dataset, str(job.cell), job.model)
+    return measured.get(key) or max(1, min(1000, pool // 2))
+
+
+@dataclass
+class Cost:
+    """The summed cost of many searches of one model under one protocol."""
+
+    searches: int = 0
+    probes: int = 0
+    steps: float = 0.0
+    flops: float = 0.0
+
+    def hours(self, flops_per_s: float) -> float:
+        return self.flops / flops_per_s / 3600
+
+
+def sweep_cost(jobs: Iterable[SearchJob], measured: Mapping[tuple[str, str, str], int],
+               budget_fraction: Mapping[str, float] | None = None,
+               settings: SearchSettings = ALGORITHM_1,
+               preset: str = "paper") -> dict[str, Cost]:
+    """Per model: the cost of every job's search under the paper's grid and 250,000 steps.
+
+    ``budget_fraction[model]`` scales each probe's steps (1.0, the default, is the paper's
+    protocol: every run trains its full budget).
+    """
+    costs: dict[str, Cost] = defaultdict(Cost)
+    for job in jobs:
+        pool = train_pool_size(job.cell)
+        probes = probes_to_find(assumed_nstar(job, measured), pool,
+                                replace(settings, n_max=min(settings.n_max, PAPER_N_MAX)))
+        fraction = (budget_fraction or {}).get(job.model, 1.0)
+        steps = probes * PAPER_GRID * PAPER.max_steps * fraction
+        config = build_config(job.model, vocab_of(job.cell).size, preset)
+        length = sequence_length(job.cell.format, job.cell.max_len)
+        c = costs[job.model]
+        c.searches += 1
+        c.probes += probes
+        c.steps += steps
+        c.flops += steps * train_step_flops(job.model, config, PAPER.batch_size, length)
+    return dict(costs)
+
+
+def budget_fractions(rows: Sequence, max_steps: int, grid_size: int) -> dict[str, float]:
+    """Per model: steps spent over the steps of every probe's full grid at its full budget.
+
+    ``max_steps`` and ``grid_size`` are the folder's protocol (one per folder).
+    """
+    spent: dict[str, float] = defaultdict(float)
+    full: dict[str, float] = defaultdict(float)
+    for r in rows:
+        spent[r.model] += r.total_steps
+        full[r.model] += r.num_probes * grid_size * max_steps
+    return {m: spent[m] / full[m] for m in spent if full[m]}
