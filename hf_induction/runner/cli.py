@@ -15,8 +15,8 @@ from .job import plan_jobs
 EXAMPLES = """examples:
   accelerate launch scripts/nstar.py --dataset modadd --config acot_L10_uniform --model dense_ssm
   accelerate launch scripts/nstar.py --dataset modadd --config acot_L5 --model dense_ssm lstm \\
-      --kappa --out results/
-  python scripts/kappa.py results/
+      --kappa --out build/acot_L5
+  python scripts/kappa.py build/acot_L5
 """
 
 
@@ -53,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--search", choices=MODES, default="refined")
     p.add_argument("--kappa", action="store_true",
                    help="search N*_n for n = 2..L and N*_joint, then write kappa")
-    p.add_argument("--out", type=Path, default=Path("results"))
+    p.add_argument("--out", type=Path, default=Path("build/results"),
+                   help="the results folder (default build/results; the repository's "
+                   "results/ holds the published campaign)")
     p.add_argument("--force", action="store_true",
                    help="use an output folder recorded under another protocol")
     p.add_argument("--ood", nargs="?", type=int, const=0, default=None, metavar="N",
