@@ -45,3 +45,12 @@ def test_stacked_forward_matches_each_run(name, overrides, runs, batch, length):
             torch.testing.assert_close(
                 params[param_name].grad[r], param.grad, rtol=1e-9, atol=1e-10, msg=param_name
             )
+
+
+def test_stacked_lstm_recurrence_backward_passes_gradcheck():
+    from hf_induction.models.lstm.modeling_lstm import StackedLSTMRecurrence
+
+    g = torch.Generator().manual_seed(0)
+    projected = torch.randn(2, 3, 4, 4 * 5, generator=g, dtype=torch.float64, requires_grad=True)
+    w_hh_t = torch.randn(2, 5, 4 * 5, generator=g, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(StackedLSTMRecurrence.apply, (projected, w_hh_t))
