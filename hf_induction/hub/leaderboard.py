@@ -67,6 +67,8 @@ class Entry:
     nstar_sum: int | None
     lengths: tuple[int, ...]
     nstar_by_length: tuple[int | None, ...]
+    # Where N*_n was not found: the largest N that failed (N*_n lies above it).
+    largest_failing_by_length: tuple[int | None, ...] = ()
 
     @classmethod
     def from_row(cls, row: KappaRow) -> Entry:
@@ -78,6 +80,7 @@ class Entry:
             config=row.config, kappa=row.kappa, kappa_low=row.kappa_low,
             kappa_high=row.kappa_high, nstar_joint=row.nstar_joint, nstar_sum=total,
             lengths=tuple(row.lengths), nstar_by_length=by_length,
+            largest_failing_by_length=tuple(row.largest_failing_by_length),
         )
 
     @property

@@ -53,6 +53,14 @@ def plot_nstar_vs_length(entries: Sequence[Entry], path: Path) -> Path:
             label = e.model + (f" L{e.max_len}" if several_l else "")
             if e.lengths:
                 ax.plot(e.lengths, ys, marker="o", color=colours[e.model], label=label)
+            # Not strict: entries built without the brackets have none to draw.
+            beyond = [(n, f) for n, v, f in zip(e.lengths, e.nstar_by_length,
+                                                e.largest_failing_by_length, strict=False)
+                      if v is None and f]
+            if beyond:
+                ax.plot(*zip(*beyond, strict=True), linestyle="none", marker="^",
+                        markerfacecolor="none", color=colours[e.model],
+                        label=f"{label}: N*_n > this")
             if e.nstar_joint is not None:
                 ax.axhline(e.nstar_joint, color=colours[e.model], linestyle="--", linewidth=0.8)
         ax.set_yscale("log")
@@ -89,7 +97,8 @@ def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
                 # κ undefined (an N* beyond its budget): its lower bound, hatched.
                 low_xs.append(x)
                 lows.append(found[0].kappa_low)
-        ax.bar(xs, ys, width=width, color=colours[model], label=model)
+        if ys:
+            ax.bar(xs, ys, width=width, color=colours[model], label=model)
         if lows:
             ax.bar(low_xs, lows, width=width, color=colours[model], alpha=0.35, hatch="//",
                    label=f"{model} (lower bound)")
@@ -136,6 +145,9 @@ def plot_nstar_vs_group(series: dict[str, list[tuple[int, int | None, int | None
                     markerfacecolor="none", color=colours[label], label=f"{label}: N* > this")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    sizes = sorted({g for points in series.values() for g, _, _ in points})
+    ax.set_xticks(sizes, [str(g) for g in sizes])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel("group size |G|")
     ax.set_ylabel("N*")
     ax.set_title(title)
