@@ -93,7 +93,7 @@ def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
             if found and found[0].kappa is not None:
                 xs.append(x)
                 ys.append(found[0].kappa)
-            elif found and found[0].kappa_low is not None:
+            elif found and found[0].kappa_low:
                 # κ undefined (an N* beyond its budget): its lower bound, hatched.
                 low_xs.append(x)
                 lows.append(found[0].kappa_low)
@@ -103,6 +103,9 @@ def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
             ax.bar(low_xs, lows, width=width, color=colours[model], alpha=0.35, hatch="//",
                    label=f"{model} (lower bound)")
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+    heights = [b.get_height() for b in ax.patches if b.get_height() > 0]
+    if heights and max(heights) / min(heights + [1.0]) > 20:
+        ax.set_yscale("log")  # a κ of thousands beside ones of 2-10: both stay readable
     ax.set_xticks(range(len(slots)))
     ax.set_xticklabels([f"{fmt} L{max_len}" for fmt, max_len in slots])
     ax.set_ylabel("κ")
