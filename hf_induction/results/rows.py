@@ -35,7 +35,8 @@ class NstarRow:
     model: str
     model_config_hash: str
     search_mode: str
-    pool_size: int
+    # float64 on the Hub: pools such as S5 at length 10 (6.2e20 words) overflow int64.
+    pool_size: float
     n_cap: int
     n_star: int | None
     largest_failing: int | None

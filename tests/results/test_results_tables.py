@@ -103,3 +103,15 @@ def test_write_table_renders_markdown():
     assert "1" in write_table([kappa], KAPPA_COLUMNS)
     assert write_table([]) == ""
     assert write_table([], ["n_star"]).splitlines() == ["| n_star |", "|--------|"]
+
+
+def test_load_dataset_reads_a_pool_beyond_int64(tmp_path):
+    # S5 at length 10 (uniform over 2..10) has about 6.2e20 words, past int64's 9.2e18.
+    folder = tmp_path / "big_pool"
+    pool = sum(120**n for n in range(2, 11))
+    ResultsFolder(folder).append_nstar(_nstar_row("acot_L10_uniform", 40, pool=pool))
+    nstar = datasets.load_dataset(str(folder), "nstar", split="train",
+                                  cache_dir=str(tmp_path / "cache"))
+    assert nstar.features["pool_size"] == datasets.Value("float64")
+    assert nstar[0]["pool_size"] == pytest.approx(float(pool))
+    assert ResultsFolder(folder).read_nstar()[0].pool_size == pool  # exact in the JSON
