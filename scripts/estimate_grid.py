@@ -15,9 +15,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from hf_induction.hub.leaderboard import fmt_number as fmt
+from hf_induction.hub.leaderboard import markdown_table
 from hf_induction.results import ResultsFolder
 from hf_induction.runner.estimate import ALGORITHM_1, REFINED, budget_fractions, sweep_cost
-from hf_induction.runner.report import fmt, latest, markdown_table
+from hf_induction.runner.report import latest
 from hf_induction.runner.sweep import load_sweep
 
 
@@ -35,12 +37,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     fractions = {}
     if args.results is not None:
-        folder = ResultsFolder(args.results)
-        train = (folder.read_protocol() or {}).get("train", {})
-        if not train:
-            print(f"estimate_grid.py: error: {args.results} holds no protocol.json",
-                  file=sys.stderr)
+        try:
+            folder = ResultsFolder.existing(args.results)
+        except FileNotFoundError as e:
+            print(f"estimate_grid.py: error: {e}", file=sys.stderr)
             return 2
+        train = folder.read_protocol()["train"]
         fractions = budget_fractions(latest(folder.read_nstar()), train["max_steps"],
                                      len(train["lrs"]) * len(train["seeds"]))
     header = ["protocol", "model", "searches", "probes", "fraction of full budget",
@@ -48,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for label, settings, frac in (("paper (Algorithm 1, full budgets)", ALGORITHM_1, None),
                                   ("ours (refined, stop when decided)", REFINED, fractions)):
-        costs = sweep_cost(jobs, {}, frac, settings)
+        costs = sweep_cost(jobs, frac, settings)
         total = [0.0] * len(args.tflops)
         for model, c in sorted(costs.items()):
             hours = [c.hours(t * 1e12) for t in args.tflops]

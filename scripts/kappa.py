@@ -16,11 +16,11 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("results", type=Path, help="a results folder written by nstar.py")
     args = p.parse_args(argv)
-    if not (args.results / "protocol.json").exists():
-        print(f"kappa.py: error: {args.results} holds no results (no protocol.json)",
-              file=sys.stderr)
+    try:
+        folder = ResultsFolder.existing(args.results)
+    except FileNotFoundError as e:
+        print(f"kappa.py: error: {e}", file=sys.stderr)
         return 2
-    folder = ResultsFolder(args.results)
     recorded = folder.read_kappa()
     known = {(r.dataset, r.config, r.model, r.model_config_hash, r.protocol_hash)
              for r in recorded}

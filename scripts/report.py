@@ -37,14 +37,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("results", type=Path, help="a results folder written by nstar.py")
     p.add_argument("--out", required=True, type=Path, help="the folder to write into")
     args = p.parse_args(argv)
-    if not (args.results / "protocol.json").exists():
-        print(f"report.py: error: {args.results} holds no results (no protocol.json)",
-              file=sys.stderr)
+    try:
+        folder = ResultsFolder.existing(args.results)
+    except FileNotFoundError as e:
+        print(f"report.py: error: {e}", file=sys.stderr)
         return 2
     from hf_induction.hub.leaderboard import leaderboard_entries
     from hf_induction.hub.plots import write_figures
 
-    folder = ResultsFolder(args.results)
     args.out.mkdir(parents=True, exist_ok=True)
     figures = write_figures(leaderboard_entries(kappa_rows(folder)), args.out)
     figures += group_figures(folder, args.out)

@@ -107,7 +107,7 @@ def load_leaderboard(source: str | Path, **kwargs: Any) -> list[Entry]:
 
 
 def fmt_number(value: float | int | None, digits: int = 3) -> str:
-    if value is None:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "—"
     if isinstance(value, int) or (isinstance(value, float) and value.is_integer()
                                   and abs(value) >= 1000):
@@ -135,7 +135,7 @@ def table_rows(entries: Sequence[Entry]) -> list[list[str]]:
     ]
 
 
-def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
@@ -168,10 +168,10 @@ def render_markdown(entries: Sequence[Entry], nstar_rows: Iterable[NstarRow] = (
     if source:
         parts += ["", f"Results: `{source}`"]
     parts += ["", "## κ per model × format × task", "",
-              _markdown_table(TABLE_COLUMNS, table_rows(entries)) if entries else "(no κ rows)"]
+              markdown_table(TABLE_COLUMNS, table_rows(entries)) if entries else "(no κ rows)"]
     nstar = nstar_table_rows(nstar_rows)
     if nstar:
-        parts += ["", "## N* per search", "", _markdown_table(NSTAR_TABLE_COLUMNS, nstar)]
+        parts += ["", "## N* per search", "", markdown_table(NSTAR_TABLE_COLUMNS, nstar)]
     if figures:
         parts += ["", "## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures]
     return "\n".join(parts) + "\n"

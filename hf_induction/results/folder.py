@@ -37,6 +37,17 @@ class ResultsFolder:
         if rank == 0:
             self._write_card()
 
+    @classmethod
+    def existing(cls, path: str | Path) -> ResultsFolder:
+        """A folder nstar.py has written, opened to read; creates nothing where there is none.
+
+        Raises FileNotFoundError naming the path when it holds no protocol.json.
+        """
+        path = Path(path)
+        if not (path / "protocol.json").exists():
+            raise FileNotFoundError(f"{path} holds no results (no protocol.json)")
+        return cls(path)
+
     @property
     def protocol_file(self) -> Path:
         return self.path / "protocol.json"

@@ -3,7 +3,7 @@
 Counted, not guessed, where it can be: the number of probes comes from running the search
 itself against a threshold oracle (a size succeeds iff it is at least the assumed N*), the
 FLOPs per step from the models' analytic count at each cell's sequence length. Two inputs
-are assumptions and are reported as such: N* of cells never searched, and the device's
+are assumptions and are reported as such: the N* of each cell, and the device's
 achieved FLOP rate. The early-stopping saving is the fraction of the full budget our
 searches actually spent, measured per model in a results folder.
 """
@@ -37,11 +37,9 @@ def probes_to_find(n_star: int, pool_size: int, settings: SearchSettings) -> int
     return run_search(oracle, pool_size, settings).num_probes
 
 
-def assumed_nstar(job: SearchJob, measured: Mapping[tuple[str, str, str], int]) -> int:
-    """N* of a job: measured where the folder has it, else 1,000 capped at half the pool."""
-    pool = train_pool_size(job.cell)
-    key = (job.cell.dataset, str(job.cell), job.model)
-    return measured.get(key) or max(1, min(1000, pool // 2))
+def assumed_nstar(job: SearchJob) -> int:
+    """The N* assumed for a cell: 1,000, or half its pool where that is smaller."""
+    return max(1, min(1000, train_pool_size(job.cell) // 2))
 
 
 @dataclass
@@ -57,7 +55,7 @@ class Cost:
         return self.flops / flops_per_s / 3600
 
 
-def sweep_cost(jobs: Iterable[SearchJob], measured: Mapping[tuple[str, str, str], int],
+def sweep_cost(jobs: Iterable[SearchJob],
                budget_fraction: Mapping[str, float] | None = None,
                settings: SearchSettings = ALGORITHM_1,
                preset: str = "paper") -> dict[str, Cost]:
@@ -69,7 +67,7 @@ def sweep_cost(jobs: Iterable[SearchJob], measured: Mapping[tuple[str, str, str]
     costs: dict[str, Cost] = defaultdict(Cost)
     for job in jobs:
         pool = train_pool_size(job.cell)
-        probes = probes_to_find(assumed_nstar(job, measured), pool,
+        probes = probes_to_find(assumed_nstar(job), pool,
                                 replace(settings, n_max=min(settings.n_max, PAPER_N_MAX)))
         fraction = (budget_fraction or {}).get(job.model, 1.0)
         steps = probes * PAPER_GRID * PAPER.max_steps * fraction

@@ -8,12 +8,13 @@ and its ``protocol.json``, so a report never states a number the folder does not
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..hub.leaderboard import fmt_number as fmt
+from ..hub.leaderboard import markdown_table
 from ..models import PRESETS, build_config, model_config_hash
 from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
 from ..tasks import TaskConfig, vocab_of
@@ -25,23 +26,8 @@ PAPER = BUDGETS["paper"]
 PAPER_STEPS_PER_PROBE = len(PAPER.lrs) * len(PAPER.seeds) * PAPER.max_steps
 
 
-def fmt(value, digits: int = 3) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float) and not math.isfinite(value):
-        return "—"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()
-                                  and abs(value) >= 1000):
-        return f"{int(value):,}"
-    return f"{value:.{digits}g}"
-
-
-def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    rows = list(rows)
-    if not rows:
-        return "(none yet)"
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    return markdown_table(header, rows) if rows else "(none yet)"
 
 
 def latest(rows: Iterable) -> list:
@@ -229,13 +215,13 @@ def render_tables(folder: ResultsFolder, figures: Sequence[str] = ()) -> str:
              "## Protocol and its deviations from the paper", "",
              "```json", json.dumps(protocol, indent=1, sort_keys=True), "```", ""]
     parts += [f"- {line}" for line in deviations(protocol, nstar)] or ["- none"]
-    parts += ["", "## N* per search", "", markdown_table(SEARCH_COLUMNS, search_rows(nstar)),
-              "", "## κ", "", markdown_table(KAPPA_COLUMNS, kappa_table(kappa_rows(folder))),
+    parts += ["", "## N* per search", "", table(SEARCH_COLUMNS, search_rows(nstar)),
+              "", "## κ", "", table(KAPPA_COLUMNS, kappa_table(kappa_rows(folder))),
               "", "## Out of distribution (length 2L; chance 0, perfect 1)", "",
-              markdown_table(OOD_COLUMNS, ood_table(latest(folder.read_ood()))),
+              table(OOD_COLUMNS, ood_table(latest(folder.read_ood()))),
               "", "## N* against the group size", "",
-              markdown_table(GROUP_COLUMNS, group_table(nstar_vs_group(nstar))),
-              "", "## Compute", "", markdown_table(COMPUTE_COLUMNS, compute_table(nstar))]
+              table(GROUP_COLUMNS, group_table(nstar_vs_group(nstar))),
+              "", "## Compute", "", table(COMPUTE_COLUMNS, compute_table(nstar))]
     if figures:
         parts += ["", "## Figures", ""] + [f"![{f}]({f})" for f in figures]
     return "\n".join(parts) + "\n"

@@ -140,14 +140,14 @@ def test_sweep_cost_multiplies_probes_grid_budget_and_flops():
     from hf_induction.models.flops import train_step_flops
 
     job = SearchJob(TaskConfig.parse("modadd", "acot_L10_uniform"), "lstm")
-    full = sweep_cost([job], {}, None, ALGORITHM_1)["lstm"]
+    full = sweep_cost([job], None, ALGORITHM_1)["lstm"]
     from hf_induction.tasks import train_pool_size
 
     probes = probes_to_find(1000, train_pool_size(job.cell), ALGORITHM_1)
     assert full.probes == probes and full.steps == probes * PAPER_GRID * 250_000
     config = build_config("lstm", 9, "paper")
     assert full.flops == pytest.approx(full.steps * train_step_flops("lstm", config, 64, 11))
-    half = sweep_cost([job], {}, {"lstm": 0.5}, ALGORITHM_1)["lstm"]
+    half = sweep_cost([job], {"lstm": 0.5}, ALGORITHM_1)["lstm"]
     assert half.steps == pytest.approx(full.steps / 2)
     assert full.hours(1e12) == pytest.approx(full.flops / 1e12 / 3600)
 
