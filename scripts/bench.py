@@ -5,7 +5,8 @@
 Sections: generation (examples per second of the task generator), gemm (the machine's
 fp32 matrix-multiply rate, the practical peak every achieved rate is compared with),
 paper_step (per model, paper preset, batch 64, length 20: step time, analytic FLOPs,
-GFLOP/s and its ratio to gemm), dense_ssm_fast_vs_reference, grid_speedup (15 separate
+GFLOP/s and its ratio to gemm), dense_ssm_fast_vs_reference, dense_ssm_stacking (15
+stacked Dense-SSMs against 15 separate ones per state size), grid_speedup (15 separate
 runs over the stacked grid, same steps), search_speedup_vs_trainer (a whole N* search with
 transformers.Trainer over ours, same budget, both N*, and the steps spent against the paper
 protocol), early_failure (N* with and without the early-failure rule on small cells),
@@ -115,20 +116,65 @@ def bench_paper_step(quick: bool) -> dict:
 
 @section
 def bench_dense_ssm_fast_vs_reference(quick: bool) -> dict:
+    """The default (grouped) kernel and all_tokens against the naive reference, same batch."""
     import torch
 
     from hf_induction.models.dense_ssm.bench import bench_fast_vs_reference
 
     out = {}
-    for backward in (False, True):
-        r = bench_fast_vs_reference(
-            repeats=1 if quick else 3, backward=backward, num_threads=torch.get_num_threads()
-        )
-        tag = "fwd_bwd" if backward else "fwd"
-        out[f"dense_ssm_fast_{tag}_s"] = r["fast_s"]
-        out[f"dense_ssm_reference_{tag}_s"] = r["reference_s"]
-        out[f"dense_ssm_fast_vs_reference_{tag}"] = r["ratio"]
-    out["dense_ssm_fast_vs_reference"] = out["dense_ssm_fast_vs_reference_fwd_bwd"]
+    for kernel in ("grouped", "all_tokens"):
+        for backward in (False, True):
+            r = bench_fast_vs_reference(
+                repeats=1 if quick else 3,
+                backward=backward,
+                num_threads=torch.get_num_threads(),
+                transition_kernel=kernel,
+            )
+            tag = f"{kernel}_{'fwd_bwd' if backward else 'fwd'}"
+            out[f"dense_ssm_fast_{tag}_s"] = r["fast_s"]
+            out[f"dense_ssm_reference_{tag}_s"] = r["reference_s"]
+            out[f"dense_ssm_fast_vs_reference_{tag}"] = r["ratio"]
+    out["dense_ssm_fast_vs_reference"] = out["dense_ssm_fast_vs_reference_grouped_fwd_bwd"]
+    return out
+
+
+@section
+def bench_dense_ssm_stacking(quick: bool) -> dict:
+    """Forward + backward of 15 Dense-SSMs stacked (`stacked_forward`) against 15 separate
+    ones, batch 64, length 20, per state size and kernel: where stacking stops paying."""
+    import torch
+    from torch.func import stack_module_state
+
+    from hf_induction.models import build_model
+    from hf_induction.training import aligned_loss
+
+    runs = 15
+    g = torch.Generator().manual_seed(0)
+    out = {}
+    for d in (16, 64, 128, 256):
+        for kernel in ("grouped", "all_tokens"):
+            models = [
+                build_model("dense_ssm", VOCAB, "tiny", hidden_size=d, transition_kernel=kernel)
+                for _ in range(runs)
+            ]
+            params, _ = stack_module_state(models)
+            ids = torch.randint(0, VOCAB - 4, (runs, 64, PAPER_LENGTH), generator=g)
+
+            def stacked(models=models, params=params, ids=ids):
+                logits = models[0].stacked_forward(params, ids)
+                sum(aligned_loss(logits[r], ids[r]) for r in range(runs)).backward()
+
+            def separate(models=models, ids=ids):
+                for r, model in enumerate(models):
+                    aligned_loss(model(input_ids=ids[r]).logits, ids[r]).backward()
+
+            repeat = (3 if quick else 10) if d <= 64 else (1 if quick else 3)
+            stacked(), separate()  # warm-up
+            key = f"dense_ssm_d{d}_{kernel}"
+            out[f"{key}_stacked_15_s"] = best_of(stacked, repeat)
+            out[f"{key}_separate_15_s"] = best_of(separate, repeat)
+            speedup = out[f"{key}_separate_15_s"] / out[f"{key}_stacked_15_s"]
+            out[f"{key}_stacking_speedup"] = speedup
     return out
 
 
@@ -290,9 +336,16 @@ def _cell_data(dataset: str, config: str):
 
 
 def search_cell(
-    dataset: str, config: str, model: str, settings, trainer: str = "ours", mode: str = "paper"
+    dataset: str,
+    config: str,
+    model: str,
+    settings,
+    trainer: str = "ours",
+    mode: str = "paper",
+    batches: str = "protocol",
 ) -> dict:
-    """One whole N* search of a small cell; ``trainer`` "ours" (train_grid) or "hf_trainer"."""
+    """One whole N* search of a small cell; ``trainer`` "ours" (train_grid) or "hf_trainer"
+    (whose batch order is ``batches``: see `hf_trainer_baseline`)."""
     from hf_induction.models import build_model
     from hf_induction.search import ProbeOutcome, SearchSettings, run_search
     from hf_induction.training import train_grid
@@ -308,7 +361,7 @@ def search_cell(
         if trainer == "ours":
             runs = train_grid(factory, data, n, settings)
         else:
-            runs = trainer_grid(factory, data, n, settings)
+            runs = trainer_grid(factory, data, n, settings, batches)
         return ProbeOutcome(
             n=n,
             success=any(r.success for r in runs),
@@ -356,8 +409,16 @@ def bench_search_speedup_vs_trainer(quick: bool) -> dict:
     early = search_cell(
         *REFERENCE_CELL, "dense_ssm", dataclasses.replace(settings, patience_steps=200)
     )
+    # The Trainer draws the protocol's batches (the same rows as ours), so both searches follow
+    # the same trajectories and must find the same N*.
     hf = search_cell(*REFERENCE_CELL, "dense_ssm", settings, trainer="hf_trainer")
-    for tag, r in (("ours", ours), ("ours_early_failure", early), ("hf_trainer", hf)):
+    searches = [("ours", ours), ("ours_early_failure", early), ("hf_trainer", hf)]
+    if not quick:
+        # The Trainer's own shuffled epochs: a different procedure below 64 rows.
+        searches.append(("hf_trainer_epochs", search_cell(
+            *REFERENCE_CELL, "dense_ssm", settings, trainer="hf_trainer", batches="epochs"
+        )))
+    for tag, r in searches:
         for key in ("n_star", "largest_failing", "wall_s", "steps", "probes"):
             out[f"search_{tag}_{key}"] = r[key]
     out["search_speedup_vs_trainer"] = hf["wall_s"] / ours["wall_s"]

@@ -3,6 +3,7 @@
 import argparse
 
 from hf_induction.models.dense_ssm.bench import bench_fast_vs_reference
+from hf_induction.models.dense_ssm.configuration_dense_ssm import TRANSITION_KERNELS
 
 
 def main() -> None:
@@ -13,7 +14,7 @@ def main() -> None:
     parser.add_argument("--vocab-size", type=int, default=9)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--kernel", default="all_tokens", choices=["all_tokens", "gather"])
+    parser.add_argument("--kernel", default="grouped", choices=list(TRANSITION_KERNELS))
     parser.add_argument("--backward", action="store_true", help="time forward + backward")
     args = parser.parse_args()
     result = bench_fast_vs_reference(

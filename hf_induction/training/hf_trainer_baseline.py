@@ -6,9 +6,14 @@ rate, seed, batch size, Adam (``adamw_torch`` with weight decay 0 is Adam) and c
 learning rate as `train_run`, the same aligned loss (no shift; a `compute_loss` override)
 and the same validation set, evaluated every ``eval_every`` steps. It differs from our
 trainer only in what makes ours fast: it never stops early (neither on success nor when
-another run has decided the probe), it trains the 15 runs one after another, and it draws
-batches the Trainer's way (shuffled epochs rather than draws with replacement), so its
-trajectories differ from ours in the batches only.
+another run has decided the probe) and it trains the 15 runs one after another.
+
+Batches: with ``batches="protocol"`` (the default) the Trainer's sampler draws the protocol's
+batches, ``batch_size`` rows with replacement from a generator seeded with the run's seed, the
+very rows `train_run` draws; so both trainers follow the same trajectory up to floating-point
+rounding, and their N* can be compared exactly. ``batches="epochs"`` keeps the Trainer's own
+shuffled epochs (below 64 rows every step is then the whole training set, a different
+procedure: docs/benchmarks.md measures what that changes).
 """
 
 from __future__ import annotations
@@ -19,12 +24,14 @@ import tempfile
 import time
 
 import torch
-from torch.utils.data import Dataset
+from torch.utils.data import Dataset, Sampler
 
 from hf_induction.training.data import TrainData
 from hf_induction.training.loss import aligned_loss
 from hf_induction.training.settings import RunResult, TrainSettings
 from hf_induction.training.trainer import ModelFactory, check_size, logits_of, seeded_model
+
+BATCH_ORDERS = ("protocol", "epochs")
 
 
 class _Rows(Dataset):
@@ -38,11 +45,35 @@ class _Rows(Dataset):
         return {"input_ids": self.input_ids[i], "labels": self.labels[i]}
 
 
+class ProtocolBatches(Sampler[int]):
+    """Row indices in `train_run`'s order: per step, ``batch_size`` draws with replacement
+    from a generator seeded with the run's seed (the DataLoader cuts them into batches)."""
+
+    def __init__(self, n: int, batch_size: int, steps: int, seed: int) -> None:
+        self.n, self.batch_size, self.steps, self.seed = n, batch_size, steps, seed
+
+    def __len__(self) -> int:
+        return self.batch_size * self.steps
+
+    def __iter__(self):
+        generator = torch.Generator().manual_seed(self.seed)
+        for _ in range(self.steps):
+            yield from torch.randint(self.n, (self.batch_size,), generator=generator).tolist()
+
+
 def _trainer_class():
     from transformers import Trainer
 
     class AlignedLossTrainer(Trainer):
-        """A `Trainer` whose loss is the aligned loss (the model's own loss would shift)."""
+        """A `Trainer` whose loss is the aligned loss (the model's own loss would shift), and
+        whose sampler is ``train_sampler`` when one is given."""
+
+        train_sampler: Sampler | None = None
+
+        def _get_train_sampler(self, *args, **kwargs):
+            if self.train_sampler is not None:
+                return self.train_sampler
+            return super()._get_train_sampler(*args, **kwargs)
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             logits = logits_of(model(input_ids=inputs["input_ids"]))
@@ -59,14 +90,18 @@ def trainer_run(
     lr: float,
     seed: int,
     settings: TrainSettings,
+    batches: str = "protocol",
 ) -> RunResult:
     """One run with `transformers.Trainer` for the whole ``settings.max_steps`` budget.
 
     The run succeeds when any of its evaluations (every ``eval_every`` steps and the last)
-    is below ε, the rule `train_run` applies; it just does not stop there.
+    is below ε, the rule `train_run` applies; it just does not stop there. ``batches``: one
+    of `BATCH_ORDERS` (module docstring).
     """
     from transformers import PrinterCallback, TrainingArguments
 
+    if batches not in BATCH_ORDERS:
+        raise ValueError(f"batches must be one of {BATCH_ORDERS}, got {batches!r}")
     check_size(data, n)
     start = time.perf_counter()
     model = seeded_model(model_factory, seed, torch.device(settings.device))
@@ -98,6 +133,10 @@ def trainer_run(
             dataloader_drop_last=False,
         )
         trainer = _trainer_class()(model=model, args=args, train_dataset=train, eval_dataset=val)
+        if batches == "protocol":
+            trainer.train_sampler = ProtocolBatches(
+                n, settings.batch_size, settings.max_steps, seed
+            )
         # With tqdm off, the Trainer prints every evaluation; the figures are read back below.
         trainer.remove_callback(PrinterCallback)
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -122,7 +161,14 @@ def trainer_run(
 
 
 def trainer_grid(
-    model_factory: ModelFactory, data: TrainData, n: int, settings: TrainSettings
+    model_factory: ModelFactory,
+    data: TrainData,
+    n: int,
+    settings: TrainSettings,
+    batches: str = "protocol",
 ) -> list[RunResult]:
     """Every (lr, seed) run of the grid, one `Trainer` after another, none stopped early."""
-    return [trainer_run(model_factory, data, n, lr, seed, settings) for lr, seed in settings.grid]
+    return [
+        trainer_run(model_factory, data, n, lr, seed, settings, batches)
+        for lr, seed in settings.grid
+    ]

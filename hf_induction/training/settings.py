@@ -33,8 +33,8 @@ class TrainSettings:
             ``torch.func.vmap``. ``"sequential"`` runs ``train_run`` once per grid point.
             ``"auto"`` (the default) stacks where that wins: on an accelerator always; on the
             CPU only models with ``stacked_forward`` that set ``stacked_grid_wins_on_cpu``
-            (the Dense-SSM; a stacked LSTM or a vmapped GPT-2 is no faster there than its
-            runs one by one: docs/benchmarks.md).
+            (the Dense-SSM below d 128; a stacked LSTM or a vmapped GPT-2 is no faster there
+            than its runs one by one: docs/benchmarks.md).
         eval_batch_size: validation rows per forward pass (per run when stacked).
     """
 

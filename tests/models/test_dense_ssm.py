@@ -24,7 +24,9 @@ def random_ids(batch_size: int, seq_len: int, seed: int = 1) -> torch.LongTensor
 
 VARIANTS = [
     pytest.param(rank, kernel, norm, id=f"rank{rank or 'full'}-{kernel}-norm_{norm}")
-    for rank, kernel in ((None, "all_tokens"), (None, "gather"), (3, "all_tokens"))
+    for rank, kernel in (
+        (None, "grouped"), (None, "all_tokens"), (None, "gather"), (3, "all_tokens")
+    )
     for norm in ("none", "step", "readout")
 ]
 
@@ -79,7 +81,7 @@ def test_dense_ssm_cache_continues_a_sequence():
     assert_cache_continues(make_model(), random_ids(2, 7), split=4)
 
 
-@pytest.mark.parametrize("kernel", ["all_tokens", "gather"])
+@pytest.mark.parametrize("kernel", ["grouped", "all_tokens", "gather"])
 def test_vmap_over_stacked_copies_matches_separate_models(kernel):
     models = [make_model(seed=s, transition_kernel=kernel) for s in range(3)]
     input_ids = random_ids(4, 6)

@@ -11,11 +11,16 @@ from hf_induction.models import build_model
 
 VOCAB = 9
 CASES = [
-    pytest.param("dense_ssm", {}, id="dense-all_tokens"),
+    pytest.param("dense_ssm", {}, id="dense-grouped"),
+    pytest.param("dense_ssm", {"transition_kernel": "all_tokens"}, id="dense-all_tokens"),
     pytest.param("dense_ssm", {"transition_kernel": "gather"}, id="dense-gather"),
     pytest.param("dense_ssm", {"transition_rank": 5}, id="dense-factorised"),
     pytest.param("dense_ssm", {"state_norm": "readout"}, id="dense-readout"),
     pytest.param("dense_ssm", {"state_norm": "none"}, id="dense-no-norm"),
+    pytest.param(
+        "dense_ssm", {"state_norm": "none", "transition_kernel": "all_tokens"},
+        id="dense-all_tokens-no-norm",
+    ),
     pytest.param("lstm", {}, id="lstm"),
     pytest.param("lstm", {"num_hidden_layers": 2, "embedding_size": 12}, id="lstm-L2-E12"),
     pytest.param("lstm", {"tie_word_embeddings": True}, id="lstm-tied"),

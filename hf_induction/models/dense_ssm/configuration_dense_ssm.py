@@ -3,7 +3,7 @@
 from transformers import PreTrainedConfig
 
 STATE_NORMS = ("none", "step", "readout")
-TRANSITION_KERNELS = ("all_tokens", "gather")
+TRANSITION_KERNELS = ("grouped", "all_tokens", "gather")
 
 
 class DenseSSMConfig(PreTrainedConfig):
@@ -37,14 +37,17 @@ class DenseSSMConfig(PreTrainedConfig):
             train/inference mismatch. `"none"` lets the read-out see the raw scale.
         state_norm_eps (`float`, *optional*, defaults to 1e-8):
             Added to the mean square of the state before the reciprocal square root.
-        transition_kernel (`str`, *optional*, defaults to `"all_tokens"`):
-            How the dense transition is applied; both compute the same function and run under
-            `torch.func.vmap`. `"all_tokens"`: multiply the state by every token's matrix in one
-            matrix product and keep the current token's row: V times the arithmetic, but autograd
-            keeps only the [B, d] states; best for small vocabularies (Z_m). `"gather"`: index
-            A(x_t) per example ([B, d, d] per step) and multiply: no wasted arithmetic, but
-            autograd keeps B*T*d*d numbers; consider it for large vocabularies (S_5: V = 124)
-            when memory allows. Ignored by the factorised transition.
+        transition_kernel (`str`, *optional*, defaults to `"grouped"`):
+            How the dense transition is applied; all three compute the same function.
+            `"grouped"`: at each step, pack the states by token and multiply each block by its
+            own token's matrix in one batched product, with a hand-written backward; the least
+            arithmetic and memory, and the fastest on the CPU at every size measured
+            (docs/benchmarks.md). It needs concrete token ids, so under `torch.func.vmap` the
+            model uses `"all_tokens"` instead. `"all_tokens"`: multiply the state by every token's
+            matrix in one matrix product and keep the current token's row: V times the
+            arithmetic, but autograd keeps only the [B, d] states. `"gather"`: index A(x_t) per
+            example ([B, d, d] per step) and multiply: autograd keeps B*T*d*d numbers. Ignored by
+            the factorised transition.
         initializer_range (`float`, *optional*, defaults to 0.02):
             Standard deviation of the read-out weights.
         use_cache (`bool`, *optional*, defaults to `True`):
@@ -72,7 +75,7 @@ class DenseSSMConfig(PreTrainedConfig):
     transition_rank: int | None = None
     state_norm: str = "step"
     state_norm_eps: float = 1e-8
-    transition_kernel: str = "all_tokens"
+    transition_kernel: str = "grouped"
     initializer_range: float = 0.02
     use_cache: bool = True
     bos_token_id: int | None = None

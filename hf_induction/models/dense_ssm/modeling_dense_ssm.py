@@ -13,11 +13,20 @@ from transformers import initialization as init
 from transformers.utils import ModelOutput
 
 from .configuration_dense_ssm import DenseSSMConfig
+from .grouped_kernel import grouped_dense_ssm_states
 
 
 def rms_normalise(hidden: torch.Tensor, eps: float) -> torch.Tensor:
     """Rescale the last dimension to unit root mean square."""
     return hidden * torch.rsqrt(hidden.pow(2).mean(-1, keepdim=True) + eps)
+
+
+def _inside_functorch(*tensors: torch.Tensor | None) -> bool:
+    """Whether vmap or grad wraps any of these tensors. The grouped kernel plans its blocks from
+    concrete token ids and has no vmap rule, so under a transform the layer uses `all_tokens`."""
+    return any(
+        t is not None and torch._C._functorch.is_functorch_wrapped_tensor(t) for t in tensors
+    )
 
 
 def stacked_dense_ssm_states(
@@ -41,6 +50,19 @@ def stacked_dense_ssm_states(
     runs, batch_size, seq_len = input_ids.shape
     d = initial_state.shape[-1]
     h = initial_state[:, None, :].expand(runs, batch_size, d)  # [R, B, d]
+
+    if path == "grouped":
+        # R runs of V tokens are one recurrence over R * V tokens: run r's token k is r * V + k.
+        vocab_size = transition.shape[1]
+        run_offset = torch.arange(runs, device=input_ids.device)[:, None, None] * vocab_size
+        states = grouped_dense_ssm_states(
+            (input_ids + run_offset).view(runs * batch_size, seq_len),
+            h.reshape(runs * batch_size, d),
+            transition.reshape(runs * vocab_size, d, d),
+            normalise=state_norm == "step",
+            eps=eps,
+        ).view(runs, batch_size, seq_len, d)
+        return rms_normalise(states, eps) if state_norm == "readout" else states
 
     # 1. Per-step operands that do not depend on the state.
     if path == "all_tokens":
@@ -137,11 +159,14 @@ class DenseSSMLayer(nn.Module):
     """One bilinear recurrence. The fast path never builds a [B, T, d, d] tensor at once.
 
     Dense transition: `transition[k]` is A(e_k), shape [vocab_size, d, d]. With the default
-    `"all_tokens"` kernel, each step multiplies the state by the whole table in one matrix product
-    ([B, d] x [d, V*d]) and gathers the row of the current token; autograd keeps only the states.
-    With `"gather"`, each step indexes A(x_t) for every example ([B, d, d]) and multiplies.
+    `"grouped"` kernel, each step packs the states by token and applies each token's matrix to its
+    block in one `bmm`, with a hand-written backward (`grouped_kernel.py`). With `"all_tokens"`,
+    each step multiplies the state by the whole table in one matrix product ([B, d] x [d, V*d])
+    and gathers the row of the current token; autograd keeps only the states. With `"gather"`,
+    each step indexes A(x_t) for every example ([B, d, d] per step) and multiplies.
     Factorised transition: A(x) h = U (v_x * (W^T h)), two thin matrix products per step.
-    All paths use only batched tensor operations, so they run under `torch.func.vmap`.
+    `all_tokens`, `gather` and the factorised path use only batched tensor operations, so they
+    run under `torch.func.vmap`; under vmap (or grad) the grouped kernel gives way to `all_tokens`.
     """
 
     def __init__(self, config: DenseSSMConfig):
@@ -169,22 +194,33 @@ class DenseSSMLayer(nn.Module):
         batch_size, seq_len = input_ids.shape
         d, V = self.hidden_size, self.vocab_size
         h = self.initial_state.expand(batch_size, d) if state is None else state  # [B, d]
+        path = self.path
+        if path == "grouped" and _inside_functorch(input_ids, h, self.transition):
+            path = "all_tokens"
+        if path == "grouped":
+            states = grouped_dense_ssm_states(
+                input_ids, h, self.transition, normalise=self.state_norm == "step", eps=self.eps
+            )
+            h = states[:, -1]
+            if self.state_norm == "readout":
+                return rms_normalise(states, self.eps), h
+            return states, h
 
         # 1. Per-step operands that do not depend on the state.
-        if self.path == "all_tokens":
+        if path == "all_tokens":
             # table[j, k*d + i] = A(e_k)[i, j], so (h @ table)[b, k*d + i] = (A(e_k) h_b)[i]
             table = self.transition.permute(2, 0, 1).reshape(d, V * d)
             index = input_ids[:, :, None, None].expand(batch_size, seq_len, 1, d)  # [B, T, 1, d]
-        elif self.path == "factorised":
+        elif path == "factorised":
             token_gain = nn.functional.embedding(input_ids, self.transition_v)  # [B, T, R]
 
         # 2. The recurrence, one step per token.
         states = []
         for t in range(seq_len):
-            if self.path == "all_tokens":
+            if path == "all_tokens":
                 candidates = (h @ table).view(batch_size, V, d)  # [B, V, d]
                 h = candidates.gather(1, index[:, t]).squeeze(1)  # [B, d]
-            elif self.path == "gather":
+            elif path == "gather":
                 matrices = self.transition[input_ids[:, t]]  # [B, d, d]
                 h = torch.bmm(matrices, h[:, :, None]).squeeze(-1)  # [B, d]
             else:
@@ -303,9 +339,13 @@ class DenseSSMForCausalLM(DenseSSMPreTrainedModel, GenerationMixin):
             input_ids = input_ids[:, -1:]
         return {"input_ids": input_ids.contiguous(), "cache": cache, "use_cache": use_cache}
 
-    # The grid trainer's "auto" mode stacks runs on the CPU too: a step is a loop of small
-    # products, and batching 15 runs into each one wins (scripts/bench.py grid_speedup).
-    stacked_grid_wins_on_cpu = True
+    @property
+    def stacked_grid_wins_on_cpu(self) -> bool:
+        """Whether the grid trainer's "auto" mode stacks runs on the CPU. A small state's step
+        is a loop of small products, and batching 15 runs into each wins (3.2x at d 16, 1.7x
+        at d 64); from d 128 the 15 runs' [15 V, d, d] transition no longer fits the cache and
+        15 separate runs are as fast or faster (docs/benchmarks.md)."""
+        return self.config.hidden_size < 128
 
     def stacked_forward(
         self, params: dict[str, torch.Tensor], input_ids: torch.LongTensor
