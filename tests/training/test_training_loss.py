@@ -72,3 +72,15 @@ def test_per_run_sums_broadcast_shared_labels():
         total, count = aligned_loss_sum(logits[r], labels)
         assert counts[r] == count
         torch.testing.assert_close(sums[r], total)
+
+
+def test_token_losses_match_torch_cross_entropy_and_are_zero_where_unsupervised():
+    from hf_induction.training.loss import token_losses
+
+    logits, labels = random_case(7, batch=4, length=6, vocab=9)
+    expected = torch.nn.functional.cross_entropy(
+        logits.reshape(-1, 9), labels.reshape(-1), ignore_index=-100, reduction="none"
+    ).view(4, 6)
+    got = token_losses(logits, labels)
+    torch.testing.assert_close(got, expected)
+    assert (got[labels == -100] == 0).all() and (got[labels != -100] > 0).all()
