@@ -134,3 +134,10 @@ def test_bench_reports_a_ratio_on_a_small_batch():
     )
     assert result["ratio"] > 0
     assert result["max_abs_diff"] < 1e-5
+
+
+def test_grid_stacks_on_the_cpu_only_below_d_128():
+    # docs/benchmarks.md: 15 stacked runs win at d 16 and 64, break even at 128, lose at 256.
+    assert make_model(hidden_size=64).stacked_grid_wins_on_cpu
+    assert not make_model(hidden_size=128).stacked_grid_wins_on_cpu
+
