@@ -31,13 +31,15 @@ def group_plan(
     """Where each example's state goes in each step's padded block.
 
     Returns ``rows`` [T, N]: example b's row at step t in the flattened [groups * slots, d] block,
-    and one `GroupStep` per step. One host sync per call (the block sizes), none per step.
+    and one `GroupStep` per step. Two host syncs per call (the id range, the block sizes),
+    none per step.
     """
-    if input_ids.numel() and (int(input_ids.min()) < 0 or int(input_ids.max()) >= num_tokens):
-        raise ValueError(
-            f"token ids must lie in [0, {num_tokens}), got the range "
-            f"[{int(input_ids.min())}, {int(input_ids.max())}]"
-        )
+    if input_ids.numel():
+        low, high = torch.stack([input_ids.min(), input_ids.max()]).tolist()
+        if low < 0 or high >= num_tokens:
+            raise ValueError(
+                f"token ids must lie in [0, {num_tokens}), got the range [{low}, {high}]"
+            )
     batch_size, seq_len = input_ids.shape
     ids = input_ids.T.contiguous()  # [T, N]
     counts = torch.zeros(seq_len, num_tokens, dtype=torch.long, device=ids.device)
@@ -53,16 +55,13 @@ def group_plan(
     row_sorted = group_of_token.gather(1, sorted_ids) * slots[:, None] + slot
     rows = torch.empty_like(row_sorted).scatter_(1, order, row_sorted)
 
-    present_host, slots_host = present.cpu(), slots.tolist()
+    host = torch.cat([slots[:, None], present.long()], dim=1).cpu()  # one sync
     steps = []
-    for t in range(seq_len):
-        tokens = present_host[t].nonzero().squeeze(1)
+    for t, slots_t in enumerate(host[:, 0].tolist()):
+        tokens = host[t, 1:].nonzero().squeeze(1)
         groups = len(tokens)
-        steps.append(
-            GroupStep(
-                None if groups == num_tokens else tokens.to(ids.device), groups, slots_host[t]
-            )
-        )
+        subset = None if groups == num_tokens else tokens.to(ids.device)
+        steps.append(GroupStep(subset, groups, slots_t))
     return rows, steps
 
 
