@@ -17,16 +17,17 @@ from pathlib import Path
 
 from hf_induction.hub.leaderboard import fmt_number as fmt
 from hf_induction.hub.leaderboard import markdown_table
-from hf_induction.results import ResultsFolder
+from hf_induction.results import existing_results_folder
 from hf_induction.runner.estimate import ALGORITHM_1, REFINED, budget_fractions, sweep_cost
-from hf_induction.runner.report import latest
 from hf_induction.runner.sweep import load_sweep
+from hf_induction.runner.tables import latest
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sweep", type=Path, required=True)
-    p.add_argument("--results", type=Path, help="a results folder to measure the saving in")
+    p.add_argument("--results", type=existing_results_folder,
+                   help="a results folder to measure the saving in")
     p.add_argument("--tflops", type=float, nargs="+", default=[20.0, 100.0],
                    help="achieved device rates to convert FLOPs to hours (TFLOP/s)")
     args = p.parse_args(argv)
@@ -37,11 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     fractions = {}
     if args.results is not None:
-        try:
-            folder = ResultsFolder.existing(args.results)
-        except FileNotFoundError as e:
-            print(f"estimate_grid.py: error: {e}", file=sys.stderr)
-            return 2
+        folder = args.results
         train = folder.read_protocol()["train"]
         fractions = budget_fractions(latest(folder.read_nstar()), train["max_steps"],
                                      len(train["lrs"]) * len(train["seeds"]))

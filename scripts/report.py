@@ -14,8 +14,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from hf_induction.results import ResultsFolder
-from hf_induction.runner.report import kappa_rows, latest, nstar_vs_group, render_tables
+from hf_induction.results import ResultsFolder, existing_results_folder
+from hf_induction.runner.report import nstar_vs_group, render_tables
+from hf_induction.runner.tables import kappa_rows, latest
 from hf_induction.tasks import TaskConfig
 
 
@@ -34,14 +35,11 @@ def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("results", type=Path, help="a results folder written by nstar.py")
+    p.add_argument("results", type=existing_results_folder,
+                   help="a results folder written by nstar.py")
     p.add_argument("--out", required=True, type=Path, help="the folder to write into")
     args = p.parse_args(argv)
-    try:
-        folder = ResultsFolder.existing(args.results)
-    except FileNotFoundError as e:
-        print(f"report.py: error: {e}", file=sys.stderr)
-        return 2
+    folder = args.results
     from hf_induction.hub.leaderboard import leaderboard_entries
     from hf_induction.hub.plots import write_figures
 

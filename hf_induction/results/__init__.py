@@ -29,7 +29,7 @@ A rerun repeats the (deterministic) search from its start; every probe it alread
 answered from the journal, so no finished training run is repeated.
 """
 
-from .folder import ResultsFolder
+from .folder import ResultsFolder, existing_results_folder
 from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
 from .protocol import ProtocolMismatch, diff_protocols
@@ -46,6 +46,7 @@ __all__ = [
     "ProtocolMismatch",
     "ResultsFolder",
     "diff_protocols",
+    "existing_results_folder",
     "run_key",
     "stable_hash",
     "write_table",

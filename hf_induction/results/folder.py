@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import warnings
 from collections.abc import Mapping
@@ -136,3 +137,12 @@ class ResultsFolder:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""
         for table in (self.journal, self.nstar, self.kappa, self.ood):
             table.refresh()
+
+
+def existing_results_folder(text: str) -> ResultsFolder:
+    """An argparse ``type=``: `ResultsFolder.existing`, its error reported as a usage error
+    (the script exits with 2 and a message naming the path)."""
+    try:
+        return ResultsFolder.existing(text)
+    except FileNotFoundError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..hub.leaderboard import fmt_number as fmt
@@ -19,7 +19,7 @@ from ..models import PRESETS, build_config, model_config_hash
 from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
 from ..tasks import TaskConfig, vocab_of
 from .budgets import BUDGETS
-from .tables import kappa_from_nstar
+from .tables import kappa_rows, latest
 
 PAPER = BUDGETS["paper"]
 # The paper's cost of one probe: every run of the grid for the whole budget.
@@ -28,11 +28,6 @@ PAPER_STEPS_PER_PROBE = len(PAPER.lrs) * len(PAPER.seeds) * PAPER.max_steps
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return markdown_table(header, rows) if rows else "(none yet)"
-
-
-def latest(rows: Iterable) -> list:
-    """One row per key, the last written (a rerun or a --force replaces a row)."""
-    return list({r.key: r for r in rows}.values())
 
 
 def model_preset_of(row: NstarRow | OodRow | KappaRow) -> str:
@@ -77,15 +72,6 @@ SEARCH_COLUMNS = ("task", "config", "model", "preset", "N*", "bracket", "pool", 
 def _cell_sort(r) -> tuple:
     c = TaskConfig.parse(r.dataset, r.config)
     return (c.format, c.group_param or 0, c.dist != "fixed", c.max_len, c.dist)
-
-
-def kappa_rows(folder: ResultsFolder) -> list[KappaRow]:
-    """Recorded κ rows plus those the N* rows allow (a campaign cut short records none)."""
-    recorded = latest(folder.read_kappa())
-    known = {(r.dataset, r.config, r.model, r.model_config_hash) for r in recorded}
-    derived = [r for r in kappa_from_nstar(latest(folder.read_nstar()))
-               if (r.dataset, r.config, r.model, r.model_config_hash) not in known]
-    return recorded + derived
 
 
 def kappa_table(rows: Sequence[KappaRow]) -> list[list[str]]:
@@ -227,4 +213,4 @@ def render_tables(folder: ResultsFolder, figures: Sequence[str] = ()) -> str:
     return "\n".join(parts) + "\n"
 
 
-__all__ = ["deviations", "kappa_rows", "nstar_vs_group", "render_tables"]
+__all__ = ["deviations", "nstar_vs_group", "render_tables"]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 
-from ..results import KappaRow, NstarRow, run_key
+from ..results import KappaRow, NstarRow, ResultsFolder, run_key
 from ..tasks import TaskConfig
 
 
@@ -28,3 +29,20 @@ def kappa_from_nstar(rows: list[NstarRow]) -> list[KappaRow]:
                 key = run_key(kind="kappa-table", search=joint.key)
                 out.append(KappaRow.build(key=key, by_length=fixed, joint=joint))
     return out
+
+
+def latest(rows: Iterable) -> list:
+    """One row per key, the last written (a rerun or a --force replaces a row)."""
+    return list({r.key: r for r in rows}.values())
+
+
+def kappa_rows(folder: ResultsFolder) -> list[KappaRow]:
+    """Recorded κ rows plus those the N* rows allow (a campaign cut short records none)."""
+    recorded = latest(folder.read_kappa())
+
+    def family(r: KappaRow) -> tuple:
+        return (r.dataset, r.config, r.model, r.model_config_hash, r.protocol_hash)
+
+    known = {family(r) for r in recorded}
+    derived = [r for r in kappa_from_nstar(latest(folder.read_nstar())) if family(r) not in known]
+    return recorded + derived

@@ -23,11 +23,11 @@ from hf_induction.runner.report import (
     PAPER_STEPS_PER_PROBE,
     compute_table,
     deviations,
-    kappa_rows,
     model_preset_of,
     nstar_vs_group,
     render_tables,
 )
+from hf_induction.runner.tables import kappa_rows
 from hf_induction.search.settings import PAPER_N_MAX
 from hf_induction.tasks import TaskConfig, vocab_of
 
