@@ -1,16 +1,18 @@
-"""State-tracking metrics on aligned labels: plain functions of numpy or torch arrays.
+"""State-tracking metrics on causal-LM labels: plain functions of numpy or torch arrays.
 
-Labels follow the token layout (``hf_induction.tasks.layout``): ``labels[b, i]`` is the
-target of the output at position i, -100 where nothing is supervised, and nothing is
-shifted. Predictions are token ids ``[B, T]`` or logits ``[B, T, V]`` (argmax is taken).
+Labels follow the token layout (``hf_induction.tasks.layout``) and the causal-LM
+convention: the output at position j predicts ``labels[b, j + 1]``, -100 where nothing is
+supervised. Predictions are what the model outputs on the row's ``input_ids``, as token ids
+``[B, T]`` or logits ``[B, T, V]`` (argmax is taken), the shape `transformers.Trainer` hands
+to ``compute_metrics``; the functions shift them against the labels themselves.
 
-A *state* position is a supervised position whose label is a group element id, i.e.
+A *state* target is a supervised label that is a group element id, i.e.
 ``0 <= label < group_order``. That leaves out cot's final EOS label, so for every format
-the final state of an example is its last state position:
+the final state of an example is its last state target:
 
-    acot:     labels = [-100, s_1..s_n]                -> s_n at the last position
-    outcome:  labels = [-100 x (n+1), s_n]             -> s_n
-    cot:      labels = [-100 x (n+1), s_1..s_n, EOS]   -> s_n, the label before EOS
+    acot:     labels = [-100 x 2, s_1..s_n]                -> s_n, the last label
+    outcome:  labels = [-100 x (n+2), s_n]                 -> s_n
+    cot:      labels = [-100 x (n+2), s_1..s_n, EOS]       -> s_n, the label before EOS
 
 Every function returns a Python float; NaN when there is nothing to score.
 """
@@ -30,16 +32,19 @@ def _as_numpy(array: Any) -> np.ndarray:
     return np.asarray(array)
 
 
-def _predicted_ids(predictions_or_logits: Any, labels: np.ndarray) -> np.ndarray:
+def _shifted(predictions_or_logits: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(predicted ids [B, T-1], targets [B, T-1]): output j beside label j + 1."""
+    labels = _as_numpy(labels)
     predictions = _as_numpy(predictions_or_logits)
     if predictions.ndim == labels.ndim + 1:
         predictions = predictions.argmax(-1)  # logits [B, T, V] -> ids [B, T]
     if predictions.shape != labels.shape:
         raise ValueError(
             f"predictions {predictions.shape} and labels {labels.shape} do not align "
-            "(expected ids [B, T] or logits [B, T, V] with labels [B, T])"
+            "(expected the model's ids [B, T] or logits [B, T, V] on input_ids, with the "
+            "row's labels [B, T])"
         )
-    return predictions
+    return predictions[..., :-1], labels[..., 1:]
 
 
 def _state_mask(labels: np.ndarray, group_order: int | None) -> np.ndarray:
@@ -49,13 +54,12 @@ def _state_mask(labels: np.ndarray, group_order: int | None) -> np.ndarray:
 
 
 def state_accuracy(predictions: Any, labels: Any, group_order: int | None = None) -> float:
-    """Accuracy over the supervised positions of every example, pooled.
+    """Accuracy over the supervised targets of every example, pooled.
 
-    With ``group_order`` only state positions count (cot's EOS label is left out);
-    without it every position whose label is not -100 counts.
+    With ``group_order`` only state targets count (cot's EOS label is left out);
+    without it every label other than -100 counts.
     """
-    labels = _as_numpy(labels)
-    predictions = _predicted_ids(predictions, labels)
+    predictions, labels = _shifted(predictions, labels)
     mask = _state_mask(labels, group_order)
     if not mask.any():
         return float("nan")
@@ -67,8 +71,7 @@ def final_state_accuracy(predictions: Any, labels: Any, group_order: int) -> flo
 
     Examples without any state label are left out.
     """
-    labels = _as_numpy(labels)
-    predictions = _predicted_ids(predictions, labels)
+    predictions, labels = _shifted(predictions, labels)
     mask = _state_mask(labels, group_order)  # [B, T]
     has_state = mask.any(axis=1)
     if not has_state.any():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datasets
 
-from ..tasks import FORMATS, GENERATOR_VERSION, TaskConfig, generate
+from ..tasks import FORMATS, GENERATOR_VERSION, LAYOUT_VERSION, TaskConfig, generate
 from .arrow import FEATURES
 
 PAPER_LENGTHS = (5, 10, 20, 30)
@@ -23,11 +23,16 @@ CITATION = """@article{ebrahimi2026induction,
 }"""
 
 
+# The builder's version names its cache folder, so it moves with anything that changes a row:
+# the token layout (major) and the sampler's major.minor version (minor, patch).
+BUILDER_VERSION = f"{LAYOUT_VERSION}.{'.'.join(GENERATOR_VERSION.split('.')[:2])}"
+
+
 class TaskBuilderConfig(datasets.BuilderConfig):
     """A builder config for one cell; ``name`` follows the config grammar."""
 
     def __init__(self, task: TaskConfig, train_size: int | None = None, seed: int = 0, **kw):
-        super().__init__(name=str(task), version=datasets.Version(GENERATOR_VERSION), **kw)
+        super().__init__(name=str(task), version=datasets.Version(BUILDER_VERSION), **kw)
         self.task = task
         self.train_size = train_size
         self.seed = seed

@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 import yaml
 from tqdm.auto import tqdm
 
-from ..tasks import GENERATOR_VERSION, GRAMMAR, SPLITS, TaskConfig, generate
+from ..tasks import GENERATOR_VERSION, GRAMMAR, LAYOUT_VERSION, SPLITS, TaskConfig, generate
+from ..tasks.layout import layout_table
 from .arrow import examples_to_table
 
 README = "README.md"
@@ -74,7 +75,8 @@ def _configs_table(info: dict[str, dict]) -> str:
 def render_card(template: str, dataset: str, info: dict[str, dict]) -> str:
     body = string.Template(template).safe_substitute(
         dataset=dataset, configs_table=_configs_table(info),
-        generator_version=GENERATOR_VERSION, grammar=GRAMMAR,
+        generator_version=GENERATOR_VERSION, grammar=GRAMMAR, layout_version=LAYOUT_VERSION,
+        layout_table=layout_table(),
     )
     return _front_matter(dataset, info) + body
 
@@ -105,7 +107,7 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCon
         info[str(cfg)] = {
             "group": cfg.group.name, "format": cfg.format, "dist": cfg.dist,
             "lengths": f"{cfg.lengths[0]}..{cfg.lengths[-1]}", "seed": seed, "rows": rows,
-            "generator_version": GENERATOR_VERSION,
+            "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION,
         }
         # Card and build info are rewritten after each config, so an interrupted build
         # leaves a loadable folder listing exactly the configs that are complete.

@@ -72,7 +72,8 @@ def sweep_cost(jobs: Iterable[SearchJob],
         fraction = (budget_fraction or {}).get(job.model, 1.0)
         steps = probes * PAPER_GRID * PAPER.max_steps * fraction
         config = build_config(job.model, vocab_of(job.cell).size, preset)
-        length = sequence_length(job.cell.format, job.cell.max_len)
+        # The trainer feeds every token but the last, whose output predicts nothing.
+        length = sequence_length(job.cell.format, job.cell.max_len) - 1
         c = costs[job.model]
         c.searches += 1
         c.probes += probes

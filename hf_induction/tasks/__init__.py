@@ -6,7 +6,7 @@ Pure numpy; nothing here knows about torch or models.
 from .cell import Examples, generate, vocab_of
 from .config import DATASETS, DISTS, FORMATS, GRAMMAR, TaskConfig
 from .groups import CyclicGroup, Group, SymmetricGroup, cyclic, symmetric
-from .layout import IGNORE, SPECIAL_TOKENS, Vocab, encode
+from .layout import IGNORE, LAYOUT_VERSION, SPECIAL_TOKENS, Vocab, encode, prompt_length
 from .sampling import (
     DEFAULT_TRAIN_SIZE,
     GENERATOR_VERSION,
@@ -19,8 +19,8 @@ from .sampling import (
 
 __all__ = [
     "DATASETS", "DEFAULT_TRAIN_SIZE", "DISTS", "FORMATS", "GENERATOR_VERSION", "GRAMMAR",
-    "IGNORE", "SPECIAL_TOKENS",
+    "IGNORE", "LAYOUT_VERSION", "SPECIAL_TOKENS",
     "SPLITS", "CyclicGroup", "Examples", "Group", "SymmetricGroup", "TaskConfig", "Vocab",
-    "cyclic", "encode", "generate", "pool_size", "sample_split", "symmetric",
+    "cyclic", "encode", "generate", "pool_size", "prompt_length", "sample_split", "symmetric",
     "train_pool_size", "validation_sizes", "vocab_of",
 ]

@@ -19,7 +19,7 @@ class Examples:
     states: np.ndarray  # [K, max_n] s_1..s_n
     lengths: np.ndarray  # [K] n
     input_ids: np.ndarray  # [K, T] padded with PAD
-    labels: np.ndarray  # [K, T] aligned, -100 where unsupervised
+    labels: np.ndarray  # [K, T] causal-LM labels (the model shifts), -100 where unsupervised
     token_lengths: np.ndarray  # [K] unpadded length of input_ids / labels
 
     def __len__(self) -> int:

@@ -1,12 +1,18 @@
 """The token layout shared by data, models, metrics and the search.
 
 Element id k is token id k; then BOS = |G|, SEP = |G|+1, EOS = |G|+2, PAD = |G|+3.
-Labels are ALIGNED: ``labels[i]`` is the target of the model's output at position i,
--100 where nothing is supervised; nothing downstream shifts them.
+Labels follow the causal-LM convention of every `AutoModelForCausalLM`: the model shifts,
+so the output after reading ``input_ids[:j]`` is trained against ``labels[j]``; -100 where
+nothing is supervised (always at position 0, which no output predicts).
 
-    acot:     input_ids = [BOS, g_1..g_n]                labels = [-100, s_1..s_n]
-    outcome:  input_ids = [BOS, g_1..g_n, SEP]           labels = [-100 x (n+1), s_n]
-    cot:      input_ids = [BOS, g_1..g_n, SEP, s_1..s_n] labels = [-100 x (n+1), s_1..s_n, EOS]
+    acot:     input_ids = [BOS, g_1..g_n, EOS]               labels = [-100 x 2, s_1..s_n]
+    outcome:  input_ids = [BOS, g_1..g_n, SEP, s_n]          labels = [-100 x (n+2), s_n]
+    cot:      input_ids = [BOS, g_1..g_n, SEP, s_1..s_n, EOS] labels = [-100 x (n+2), s_1..s_n, EOS]
+
+acot's trailing EOS only lines the shift up (the output after g_i is s_i; the states are
+never fed back as inputs). For outcome and cot the supervised tokens are the input's own
+continuation, as in any prompt + completion row: ``labels`` is ``input_ids`` with the
+prompt [BOS, g_1..g_n, SEP] masked, and ``generate()`` from the prompt answers the task.
 """
 
 from __future__ import annotations
@@ -18,6 +24,10 @@ import numpy as np
 IGNORE = -100
 SPECIAL_TOKENS = ("<bos>", "=", "<eos>", "<pad>")
 FORMAT_NAMES = ("outcome", "cot", "acot")
+# Bumped whenever the token layout of a row changes. 1: aligned labels (labels[i] the target
+# of the output at position i). 2: causal-LM labels (the model shifts). The sampled words
+# and states are the same under both, and so is every loss the trainer computes.
+LAYOUT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -47,37 +57,54 @@ class Vocab:
         return self.order + 4
 
 
-def sequence_length(fmt: str, n: np.ndarray | int):
-    """Token length of an example with n group elements."""
+def _check_format(fmt: str) -> None:
     if fmt not in FORMAT_NAMES:
         raise ValueError(f"unknown format {fmt!r}; allowed: {', '.join(FORMAT_NAMES)}")
-    return {"acot": n + 1, "outcome": n + 2, "cot": 2 * n + 2}[fmt]
+
+
+def sequence_length(fmt: str, n: np.ndarray | int):
+    """Token length of an example with n group elements."""
+    _check_format(fmt)
+    return {"acot": n + 2, "outcome": n + 3, "cot": 2 * n + 3}[fmt]
+
+
+def prompt_length(fmt: str, n: np.ndarray | int):
+    """Tokens of the prompt [BOS, g_1..g_n, SEP] of an outcome or cot example: ``generate()``
+    continues it with the example's targets. acot has none (its targets are not in the input)."""
+    _check_format(fmt)
+    if fmt == "acot":
+        raise ValueError("acot has no prompt to generate from: its states are never inputs")
+    return n + 2
 
 
 def _encode_block(fmt: str, g: np.ndarray, s: np.ndarray, vocab: Vocab):
     """input_ids and labels of words that all have the same length n: [K, n] -> [K, T]."""
-    k = len(g)
+    k, n = g.shape
 
     def col(value: int) -> np.ndarray:
         return np.full((k, 1), value, dtype=np.int64)
 
-    ignore = np.full((k, g.shape[1] + 1), IGNORE, dtype=np.int64)
+    def ignore(width: int) -> np.ndarray:
+        return np.full((k, width), IGNORE, dtype=np.int64)
+
     if fmt == "acot":
-        return np.hstack([col(vocab.bos), g]), np.hstack([ignore[:, :1], s])
+        return np.hstack([col(vocab.bos), g, col(vocab.eos)]), np.hstack([ignore(2), s])
     if fmt == "outcome":
-        return np.hstack([col(vocab.bos), g, col(vocab.sep)]), np.hstack([ignore, s[:, -1:]])
+        return (np.hstack([col(vocab.bos), g, col(vocab.sep), s[:, -1:]]),
+                np.hstack([ignore(n + 2), s[:, -1:]]))
     if fmt == "cot":
-        return (np.hstack([col(vocab.bos), g, col(vocab.sep), s]),
-                np.hstack([ignore, s, col(vocab.eos)]))
-    raise ValueError(f"unknown format {fmt!r}; allowed: {', '.join(FORMAT_NAMES)}")
+        return (np.hstack([col(vocab.bos), g, col(vocab.sep), s, col(vocab.eos)]),
+                np.hstack([ignore(n + 2), s, col(vocab.eos)]))
+    _check_format(fmt)
 
 
 def encode(fmt: str, elements: np.ndarray, states: np.ndarray, lengths: np.ndarray,
            vocab: Vocab) -> tuple[np.ndarray, np.ndarray]:
-    """Padded ``input_ids`` and aligned ``labels`` ([K, T], int64) for a batch of words.
+    """Padded ``input_ids`` and causal-LM ``labels`` ([K, T], int64) for a batch of words.
 
     ``elements`` and ``states`` are [K, max_n], valid up to each row's length. Rows are
     encoded in blocks of equal length (at most L blocks), so there is no loop per example.
+    Padding is PAD in ``input_ids`` and -100 in ``labels``.
     """
     k = len(lengths)
     t_max = int(sequence_length(fmt, lengths).max(initial=0))
@@ -95,3 +122,18 @@ def encode(fmt: str, elements: np.ndarray, states: np.ndarray, lengths: np.ndarr
         else:
             ids[rows, :t], labels[rows, :t] = block_ids, block_labels
     return ids, labels
+
+
+def layout_table(n: int = 3) -> str:
+    """The token layout of each format as a markdown table, drawn from `encode` itself on a
+    word of ``n`` symbolic elements (the dataset cards show this, so they cannot drift)."""
+    vocab = Vocab(2 * n)  # ids 0..n-1 stand for g_1..g_n and n..2n-1 for s_1..s_n
+    names = {i: f"g{i + 1}" for i in range(n)} | {n + i: f"s{i + 1}" for i in range(n)}
+    names |= {vocab.bos: "BOS", vocab.sep: "SEP", vocab.eos: "EOS", IGNORE: "-100"}
+    elements = np.arange(n)[None, :]
+    rows = ["| format | input_ids | labels |", "|---|---|---|"]
+    for fmt in FORMAT_NAMES:
+        ids, labels = encode(fmt, elements, elements + n, np.array([n]), vocab)
+        rows.append(f"| {fmt} | {' '.join(names[i] for i in ids[0])} | "
+                    f"{' '.join(names[i] for i in labels[0])} |")
+    return "\n".join(rows)

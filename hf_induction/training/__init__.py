@@ -1,13 +1,13 @@
-"""One trainer for one run and for a stacked grid of runs; the aligned loss; evaluation."""
+"""One trainer for one run and for a stacked grid of runs; the causal-LM loss; evaluation."""
 
 from hf_induction.training.adam import StackedAdam
 from hf_induction.training.data import IGNORE_INDEX, TrainData
 from hf_induction.training.grid import VmapForward, train_grid, vmap_unsupported_reason
 from hf_induction.training.loss import (
-    aligned_loss,
-    aligned_loss_per_run,
-    aligned_loss_sum,
-    aligned_loss_sum_per_run,
+    causal_lm_loss,
+    causal_lm_loss_per_run,
+    causal_lm_loss_sum,
+    causal_lm_loss_sum_per_run,
 )
 from hf_induction.training.settings import RunResult, TrainSettings
 from hf_induction.training.trainer import evaluate, train_model, train_run
@@ -19,10 +19,10 @@ __all__ = [
     "TrainData",
     "TrainSettings",
     "VmapForward",
-    "aligned_loss",
-    "aligned_loss_per_run",
-    "aligned_loss_sum",
-    "aligned_loss_sum_per_run",
+    "causal_lm_loss",
+    "causal_lm_loss_per_run",
+    "causal_lm_loss_sum",
+    "causal_lm_loss_sum_per_run",
     "evaluate",
     "train_grid",
     "train_model",

@@ -17,14 +17,15 @@ class TrainData:
     """Training pool and validation set of one task cell, as padded token tensors.
 
     Rows are right-padded: a PAD id in the inputs and ``IGNORE_INDEX`` (-100) in the labels.
-    Labels are aligned: ``labels[:, i]`` is the target of the model's output at position i.
+    Labels follow the causal-LM convention: the output after reading ``input_ids[:, :j]`` is
+    trained against ``labels[:, j]`` (the model shifts), so ``labels[:, 0]`` is always -100.
     A training set of size N is the first N rows of the pool, so sizes are nested.
 
     Args:
         train_input_ids: ``[N_pool, T]`` token ids of the training pool.
-        train_labels: ``[N_pool, T]`` aligned targets, -100 where unsupervised.
+        train_labels: ``[N_pool, T]`` causal-LM labels, -100 where unsupervised.
         val_input_ids: ``[N_val, T']`` token ids of the validation set.
-        val_labels: ``[N_val, T']`` aligned targets, -100 where unsupervised.
+        val_labels: ``[N_val, T']`` causal-LM labels, -100 where unsupervised.
     """
 
     train_input_ids: torch.Tensor
@@ -48,6 +49,12 @@ class TrainData:
                 )
             if ids.shape[0] == 0:
                 raise ValueError(f"the {split} set is empty")
+            # No output predicts the first token, so a label there would silently go unscored.
+            if (labels[:, 0] != IGNORE_INDEX).any():
+                raise ValueError(
+                    f"{split}_labels[:, 0] must be -100: labels follow the causal-LM convention "
+                    "(the model shifts), and no output predicts the first token"
+                )
             # A row without any supervised position has an undefined (0/0) loss.
             if not (labels != IGNORE_INDEX).any(dim=1).all():
                 raise ValueError(f"every {split} row needs at least one label other than -100")
@@ -59,10 +66,11 @@ class TrainData:
 
 
 def supervised_lengths(labels: torch.Tensor) -> torch.Tensor:
-    """Per row, one past the last supervised position: ``[N, T] -> [N]``.
+    """Per row, one past the last supervised label: ``[N, T] -> [N]``.
 
-    Causal models never let later positions change earlier outputs, so columns beyond this
-    length can be cut from a batch without changing its loss.
+    Causal models never let later positions change earlier outputs, so label columns beyond
+    this length, and input columns from one before it, can be cut from a batch without
+    changing its loss.
     """
     supervised = labels != IGNORE_INDEX  # [N, T]
     positions = torch.arange(1, labels.shape[1] + 1, device=labels.device)

@@ -15,7 +15,7 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from hf_induction.training.adam import StackedAdam
 from hf_induction.training.data import TrainData, supervised_lengths
-from hf_induction.training.loss import aligned_loss_per_run, aligned_loss_sum_per_run
+from hf_induction.training.loss import causal_lm_loss_per_run, causal_lm_loss_sum_per_run
 from hf_induction.training.settings import RunResult, RunTracker, StopReason, TrainSettings
 from hf_induction.training.trainer import (
     ModelFactory,
@@ -283,7 +283,7 @@ class _StackedGrid:
         )  # [R, B]
         input_ids, labels = self.batches.take(indices)  # [R, B, T]
         logits = self.train_forward(self.params, self.buffers, input_ids)  # [R, B, T, V]
-        losses = aligned_loss_per_run(logits, labels)  # [R]
+        losses = causal_lm_loss_per_run(logits, labels)  # [R]
         newly_bad = (self.bad_step == 0) & ~torch.isfinite(losses.detach())
         self.bad_step = torch.where(newly_bad, step, self.bad_step)
         names = list(self.params)
@@ -300,7 +300,7 @@ class _StackedGrid:
         count = 0
         for input_ids, labels in self.val_chunks:
             logits = self.eval_forward(self.params, self.buffers, input_ids)  # [R, B, T, V]
-            chunk_sums, chunk_counts = aligned_loss_sum_per_run(logits, labels)
+            chunk_sums, chunk_counts = causal_lm_loss_sum_per_run(logits, labels)
             sums += chunk_sums.to(torch.float64)
             count += int(chunk_counts[0])
         self.template.train()

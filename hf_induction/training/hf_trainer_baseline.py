@@ -3,8 +3,9 @@
 This is the baseline `scripts/bench.py` (`search_speedup_vs_trainer`) measures our trainer
 against; nothing else uses it. Each run is a fresh `Trainer` with the same model, learning
 rate, seed, batch size, Adam (``adamw_torch`` with weight decay 0 is Adam) and constant
-learning rate as `train_run`, the same aligned loss (no shift; a `compute_loss` override)
-and the same validation set, evaluated every ``eval_every`` steps. It differs from our
+learning rate as `train_run`, the model's own loss (the rows' labels follow the causal-LM
+convention, so no `compute_loss` override is needed) and the same validation set, evaluated
+every ``eval_every`` steps. It differs from our
 trainer only in what makes ours fast: it never stops early (neither on success nor when
 another run has decided the probe) and it trains the 15 runs one after another.
 
@@ -27,9 +28,8 @@ import torch
 from torch.utils.data import Dataset, Sampler
 
 from hf_induction.training.data import TrainData
-from hf_induction.training.loss import aligned_loss
 from hf_induction.training.settings import RunResult, TrainSettings
-from hf_induction.training.trainer import ModelFactory, check_size, logits_of, seeded_model
+from hf_induction.training.trainer import ModelFactory, check_size, seeded_model
 
 BATCH_ORDERS = ("protocol", "epochs")
 
@@ -64,9 +64,8 @@ class ProtocolBatches(Sampler[int]):
 def _trainer_class():
     from transformers import Trainer
 
-    class AlignedLossTrainer(Trainer):
-        """A `Trainer` whose loss is the aligned loss (the model's own loss would shift), and
-        whose sampler is ``train_sampler`` when one is given."""
+    class ProtocolTrainer(Trainer):
+        """A stock `Trainer` whose sampler is ``train_sampler`` when one is given."""
 
         train_sampler: Sampler | None = None
 
@@ -75,12 +74,7 @@ def _trainer_class():
                 return self.train_sampler
             return super()._get_train_sampler(*args, **kwargs)
 
-        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-            logits = logits_of(model(input_ids=inputs["input_ids"]))
-            loss = aligned_loss(logits, inputs["labels"])
-            return (loss, {"logits": logits}) if return_outputs else loss
-
-    return AlignedLossTrainer
+    return ProtocolTrainer
 
 
 def trainer_run(

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from hf_induction.training.data import TrainData, supervised_lengths
-from hf_induction.training.loss import aligned_loss, aligned_loss_sum
+from hf_induction.training.loss import causal_lm_loss, causal_lm_loss_sum
 from hf_induction.training.settings import RunResult, RunTracker, TrainSettings
 
 ModelFactory = Callable[[], nn.Module]
@@ -55,11 +55,21 @@ def check_size(data: TrainData, n: int) -> None:
         raise ValueError(f"n must lie in [1, {data.pool_size}] (the pool size), got {n}")
 
 
+def trimmed(input_ids: torch.Tensor, labels: torch.Tensor, length: int):
+    """A batch cut to ``length`` label columns (one past its last supervised label) and the
+    inputs that predict them: ``input_ids[..., :length-1]``, ``labels[..., :length]``.
+
+    The output at the last input position predicts nothing, so it is never computed; the loss
+    then pairs output j with label j + 1, exactly as ``model(input_ids, labels=labels).loss``.
+    """
+    return input_ids[..., : length - 1], labels[..., :length]
+
+
 class TrainBatches:
     """Batches drawn with replacement from the first ``n`` training rows.
 
     The draw uses a local CPU generator seeded with the run's seed, so a seed gives the same
-    batches on every device. Columns past the batch's last supervised position are cut off.
+    batches on every device. Columns past the batch's last supervised label are cut off.
     """
 
     def __init__(self, data: TrainData, n: int, device: torch.device) -> None:
@@ -74,38 +84,34 @@ class TrainBatches:
         return torch.randint(self.n, (batch_size,), generator=generator)
 
     def take(self, indices: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rows ``indices`` (any shape ``[..., B]``), trimmed to their longest supervised length."""
+        """Rows ``indices`` (any shape ``[..., B]``) as (inputs, labels), `trimmed`."""
         length = int(self.lengths[indices].max())
         rows = indices.to(self.device)
-        return self.input_ids[rows, :length], self.labels[rows, :length]
+        return trimmed(self.input_ids[rows], self.labels[rows], length)
 
 
 def validation_chunks(
     data: TrainData, settings: TrainSettings, device: torch.device
 ) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """The validation set in chunks of ``eval_batch_size`` rows, each trimmed, on ``device``."""
+    """The validation set in chunks of ``eval_batch_size`` rows, each `trimmed`, on ``device``."""
     lengths = supervised_lengths(data.val_labels)
     chunks = []
     for start in range(0, data.val_input_ids.shape[0], settings.eval_batch_size):
         stop = start + settings.eval_batch_size
-        length = int(lengths[start:stop].max())
-        chunks.append(
-            (
-                data.val_input_ids[start:stop, :length].to(device, torch.long),
-                data.val_labels[start:stop, :length].to(device, torch.long),
-            )
-        )
+        ids, labels = trimmed(data.val_input_ids[start:stop], data.val_labels[start:stop],
+                              int(lengths[start:stop].max()))
+        chunks.append((ids.to(device, torch.long), labels.to(device, torch.long)))
     return chunks
 
 
 @torch.no_grad()
 def evaluate(model: nn.Module, chunks: list[tuple[torch.Tensor, torch.Tensor]]) -> float:
-    """Token-mean aligned loss of ``model`` over the whole validation set."""
+    """Token-mean causal-LM loss of ``model`` over the whole validation set."""
     was_training = model.training
     model.eval()
     total, count = 0.0, 0
     for input_ids, labels in chunks:
-        chunk_sum, chunk_count = aligned_loss_sum(logits_of(model(input_ids=input_ids)), labels)
+        chunk_sum, chunk_count = causal_lm_loss_sum(logits_of(model(input_ids=input_ids)), labels)
         total += float(chunk_sum)
         count += chunk_count
     model.train(was_training)
@@ -138,7 +144,7 @@ def train_model(
 ) -> tuple[RunResult, nn.Module]:
     """``train_run`` that also returns the trained model (for checkpoints and OOD tests).
 
-    Every step draws ``batch_size`` rows with replacement, takes one Adam step on the aligned
+    Every step draws ``batch_size`` rows with replacement, takes one Adam step on the causal-LM
     loss, and every ``eval_every`` steps measures the validation loss. The run stops on
     success (validation loss < ε), on a spent budget, on a non-finite loss (a failure, never
     an exception) or, if enabled, on the early-failure rule.
@@ -156,7 +162,7 @@ def train_model(
     with seeded_rng(seed, device):
         for step in range(1, settings.max_steps + 1):
             input_ids, labels = batches.take(batches.indices(generator, settings.batch_size))
-            loss = aligned_loss(logits_of(model(input_ids=input_ids)), labels)
+            loss = causal_lm_loss(logits_of(model(input_ids=input_ids)), labels)
             if not math.isfinite(loss.item()):
                 return tracker.result(lr, seed, step, time.perf_counter() - start,
                                       "nonfinite"), model

@@ -4,9 +4,10 @@
     metric = evaluate.load("metrics/state_tracking")      # a local path, or a Hub id
     metric.compute(predictions=pred_ids, references=labels, group_order=5)
 
-Predictions are token ids per example (argmax of the logits), references the aligned
-labels (-100 where unsupervised), both lists of sequences; sequences of different lengths
-are padded with -100. Returns state_accuracy, final_state_accuracy and both normalised
+Predictions are the model's token ids on each row's input_ids (argmax of the logits),
+references the row's causal-LM labels (-100 where unsupervised; the output at position j
+predicts label j + 1), both lists of sequences of the row's length; sequences of different
+lengths are padded with -100. Returns state_accuracy, final_state_accuracy and both normalised
 so that chance (1/|G|) is 0 and perfect is 1.
 """
 
@@ -19,8 +20,8 @@ from hf_induction.metrics import IGNORE, state_tracking_metrics
 _DESCRIPTION = __doc__
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions: list of lists of int, predicted token ids, aligned with references.
-    references: list of lists of int, aligned labels; -100 marks unsupervised positions.
+    predictions: list of lists of int, the model's argmax at every input position.
+    references: list of lists of int, causal-LM labels of the same rows; -100 is skipped.
     group_order: int, |G|; labels >= group_order (cot's EOS) are not states.
 Returns:
     state_accuracy: accuracy over every state position.
@@ -28,7 +29,7 @@ Returns:
     normalised_state_accuracy, normalised_final_state_accuracy: (acc - 1/|G|) / (1 - 1/|G|).
 Examples:
     >>> metric = evaluate.load("metrics/state_tracking")
-    >>> out = metric.compute(predictions=[[0, 1, 2]], references=[[-100, 1, 2]], group_order=5)
+    >>> out = metric.compute(predictions=[[1, 2, 0]], references=[[-100, 1, 2]], group_order=5)
     >>> out["state_accuracy"], out["final_state_accuracy"], out["normalised_state_accuracy"]
     (1.0, 1.0, 1.0)
 """

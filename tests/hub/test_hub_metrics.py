@@ -18,15 +18,17 @@ G = 5
 EOS = Vocab(G).eos
 X = IGNORE
 
-# acot: [BOS, g1..g3] -> labels [-100, s1..s3]; the second example gets s2 and s3 wrong.
-ACOT_LABELS = np.array([[X, 1, 3, 0], [X, 2, 2, 4]])
-ACOT_PRED = np.array([[7, 1, 3, 0], [0, 2, 1, 1]])
-# cot: labels [-100 x (n+1), s1..sn, EOS]: the final state is the label BEFORE EOS.
-COT_LABELS = np.array([[X, X, X, 4, 1, EOS], [X, X, X, 3, 3, EOS]])
-COT_PRED = np.array([[0, 0, 0, 4, 1, 0], [0, 0, 0, 3, 2, EOS]])
-# outcome: one supervised position, at different places for different lengths (padding -100).
-OUT_LABELS = np.array([[X, X, X, 2, X], [X, X, X, X, 0]])
-OUT_PRED = np.array([[1, 1, 1, 2, 1], [1, 1, 1, 1, 1]])
+# Causal-LM labels: the output at position j predicts labels[j + 1], so a prediction row is
+# as long as its labels and its last entry predicts nothing (6 or 0 below, never scored).
+# acot: [BOS, g1..g3, EOS] -> labels [-100 x 2, s1..s3]; the second example gets s2, s3 wrong.
+ACOT_LABELS = np.array([[X, X, 1, 3, 0], [X, X, 2, 2, 4]])
+ACOT_PRED = np.array([[7, 1, 3, 0, 6], [0, 2, 1, 1, 6]])
+# cot: labels [-100 x (n+2), s1..sn, EOS]: the final state is the label BEFORE EOS.
+COT_LABELS = np.array([[X, X, X, X, 4, 1, EOS], [X, X, X, X, 3, 3, EOS]])
+COT_PRED = np.array([[0, 0, 0, 4, 1, 0, 0], [0, 0, 0, 3, 2, EOS, 0]])
+# outcome: one supervised label, at different places for different lengths (padding -100).
+OUT_LABELS = np.array([[X, X, X, X, 2, X], [X, X, X, X, X, 0]])
+OUT_PRED = np.array([[1, 1, 1, 2, 1, 1], [1, 1, 1, 1, 1, 1]])
 
 
 def test_acot():
@@ -49,7 +51,7 @@ def test_outcome_and_empty():
     assert np.isnan(state_accuracy(empty, empty, G))
     assert np.isnan(final_state_accuracy(empty, empty, G))
     # an example with no state label is left out of the final-state score
-    mixed = np.vstack([ACOT_LABELS[:1], np.full((1, 4), X)])
+    mixed = np.vstack([ACOT_LABELS[:1], np.full((1, 5), X)])
     assert final_state_accuracy(ACOT_PRED, mixed, G) == 1.0
 
 
@@ -74,6 +76,20 @@ def test_evaluate_module_matches_the_functions():
         got = metric.compute(predictions=pred.tolist(), references=labels.tolist(), group_order=G)
         assert got == pytest.approx(state_tracking_metrics(pred, labels, G))
     # ragged sequences are padded with -100, which changes nothing
-    ragged = [[X, 1, 3, 0], [X, 2]]
-    got = metric.compute(predictions=[[0, 1, 3, 1], [0, 2]], references=ragged, group_order=G)
+    ragged = [[X, X, 1, 3, 0], [X, X, 2]]
+    got = metric.compute(predictions=[[0, 1, 3, 1, 0], [0, 2, 0]], references=ragged,
+                         group_order=G)
     assert got["state_accuracy"] == pytest.approx(3 / 4) and got["final_state_accuracy"] == 0.5
+
+
+@pytest.mark.parametrize("fmt", ["acot", "outcome", "cot"])
+def test_a_perfect_next_token_predictor_scores_one_on_generated_rows(fmt):
+    from hf_induction.tasks import TaskConfig, generate
+
+    ex = generate(TaskConfig("modadd", fmt, 4, "uniform", G), "validation", seed=1)
+    # The oracle's output at position j is the label at j + 1.
+    oracle = np.roll(np.where(ex.labels == X, 0, ex.labels), -1, axis=1)
+    assert state_accuracy(oracle, ex.labels, G) == 1.0
+    assert final_state_accuracy(oracle, ex.labels, G) == 1.0
+    # The same predictions read without the shift would score near chance, not 1.
+    assert state_accuracy(np.roll(oracle, 1, axis=1), ex.labels, G) < 0.5

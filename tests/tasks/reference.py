@@ -31,12 +31,21 @@ def states_by_hand(dataset, param, elements):
 
 
 def example_by_hand(fmt, order, elements, states):
+    """input_ids and causal-LM labels: labels[j] is the target after reading input_ids[:j]."""
     bos, sep, eos = order, order + 1, order + 2
     n = len(elements)
     if fmt == "acot":
-        return [bos, *elements], [IGNORE, *states]
+        ids = [bos, *elements, eos]
+        # After reading BOS, g_1..g_i (i + 1 tokens), the target is s_i.
+        labels = [IGNORE] * len(ids)
+        for i in range(1, n + 1):
+            labels[i + 1] = states[i - 1]
+        return ids, labels
     if fmt == "outcome":
-        return [bos, *elements, sep], [IGNORE] * (n + 1) + [states[-1]]
+        return [bos, *elements, sep, states[-1]], [IGNORE] * (n + 2) + [states[-1]]
     if fmt == "cot":
-        return [bos, *elements, sep, *states], [IGNORE] * (n + 1) + [*states, eos]
+        ids = [bos, *elements, sep, *states, eos]
+        # Every token after SEP is its own target: labels are input_ids with the prompt masked.
+        prompt = n + 2
+        return ids, [IGNORE] * prompt + ids[prompt:]
     raise AssertionError(fmt)

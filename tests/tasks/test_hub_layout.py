@@ -62,7 +62,9 @@ def test_permutation_folder_through_the_cli(tmp_path):
     ds = datasets.load_dataset(str(out), "outcome_L4_s2l")
     assert ds["train"].num_rows == 200 and ds["test"][0]["length"] == 8
     ex = ds["validation"][0]
-    assert ex["labels"][-1] == ex["states"][-1] and ex["input_ids"][-1] == 121
+    # outcome: [BOS, g.., SEP, s_n] with s_n its own (only) target.
+    assert ex["labels"][-1] == ex["states"][-1] == ex["input_ids"][-1]
+    assert ex["input_ids"][-2] == 121 and ex["labels"][:-1] == [-100] * (len(ex["labels"]) - 1)
 
 
 def test_cli_rejects_bad_names_without_writing(tmp_path):

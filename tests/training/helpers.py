@@ -13,14 +13,20 @@ PAD = 0
 def echo_data(
     pool: int = 64, n_val: int = 32, vocab: int = 6, max_len: int = 8, seed: int = 0
 ) -> TrainData:
-    """Predict the input token itself at every position (aligned labels), variable lengths."""
+    """At every position, output the token just read, variable lengths.
+
+    In the causal-LM convention the output after ``input_ids[:j]`` is scored against
+    ``labels[j]``, so the target of the output at position j is ``input_ids[j]``:
+    ``labels[:, j + 1] = input_ids[:, j]``.
+    """
     g = torch.Generator().manual_seed(seed)
 
     def split(rows: int) -> tuple[torch.Tensor, torch.Tensor]:
         ids = torch.randint(1, vocab, (rows, max_len), generator=g)
         lengths = torch.randint(2, max_len + 1, (rows,), generator=g)
         pad = torch.arange(max_len) >= lengths[:, None]
-        labels = ids.masked_fill(pad, -100)
+        labels = torch.full_like(ids, -100)
+        labels[:, 1:] = ids[:, :-1].masked_fill(pad[:, 1:], -100)
         return ids.masked_fill(pad, PAD), labels
 
     train_ids, train_labels = split(pool)

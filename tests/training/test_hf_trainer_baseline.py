@@ -33,9 +33,10 @@ def test_trainer_with_protocol_batches_follows_train_run():
     ours = train_run(factory, data, 40, 3e-2, 5, SETTINGS)
     theirs = trainer_run(factory, data, 40, 3e-2, 5, SETTINGS)
     assert theirs.steps == ours.steps == 30
-    # float64 and the same rows: the two differ only in summation order.
-    assert theirs.best_val_loss == pytest.approx(ours.best_val_loss, rel=1e-8)
-    assert theirs.final_val_loss == pytest.approx(ours.final_val_loss, rel=1e-8)
+    # float64 models and the same rows; the Trainer trains on the model's own loss, which
+    # transformers computes from float32 logits, so the two agree to float32 rounding.
+    assert theirs.best_val_loss == pytest.approx(ours.best_val_loss, rel=1e-6)
+    assert theirs.final_val_loss == pytest.approx(ours.final_val_loss, rel=1e-6)
     # The Trainer's own epochs train on other batches: a different trajectory.
     epochs = trainer_run(factory, data, 40, 3e-2, 5, SETTINGS, batches="epochs")
     assert epochs.final_val_loss != pytest.approx(ours.final_val_loss, rel=1e-6)

@@ -10,6 +10,7 @@ import torch
 from torch import nn
 from transformers import GenerationMixin, PreTrainedModel
 from transformers import initialization as init
+from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.utils import ModelOutput
 
 from .configuration_dense_ssm import DenseSSMConfig
@@ -19,6 +20,14 @@ from .grouped_kernel import grouped_dense_ssm_states
 def rms_normalise(hidden: torch.Tensor, eps: float) -> torch.Tensor:
     """Rescale the last dimension to unit root mean square."""
     return hidden * torch.rsqrt(hidden.pow(2).mean(-1, keepdim=True) + eps)
+
+
+def full_precision(device: torch.device):
+    """Autocast off: the recurrence runs in its parameters' dtype.
+
+    h_T is a product of T matrices; in bfloat16 or float16 its rounding error compounds with
+    the length, so under mixed precision only the read-out is cast down."""
+    return torch.autocast(device.type, enabled=False)
 
 
 def _inside_functorch(*tensors: torch.Tensor | None) -> bool:
@@ -155,7 +164,7 @@ class DenseSSMCausalLMOutput(ModelOutput):
     hidden_states: tuple[torch.Tensor, ...] | None = None
 
 
-class DenseSSMLayer(nn.Module):
+class DenseSSMLayer(GradientCheckpointingLayer):
     """One bilinear recurrence. The fast path never builds a [B, T, d, d] tensor at once.
 
     Dense transition: `transition[k]` is A(e_k), shape [vocab_size, d, d]. With the default
@@ -167,6 +176,8 @@ class DenseSSMLayer(nn.Module):
     Factorised transition: A(x) h = U (v_x * (W^T h)), two thin matrix products per step.
     `all_tokens`, `gather` and the factorised path use only batched tensor operations, so they
     run under `torch.func.vmap`; under vmap (or grad) the grouped kernel gives way to `all_tokens`.
+    Under autocast the recurrence stays in the parameters' dtype (`full_precision`). With
+    gradient checkpointing on, the layer's activations are recomputed in the backward.
     """
 
     def __init__(self, config: DenseSSMConfig):
@@ -191,6 +202,12 @@ class DenseSSMLayer(nn.Module):
         self, input_ids: torch.LongTensor, state: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Return the states h_1..h_T [B, T, d] and the last state [B, d]."""
+        with full_precision(input_ids.device):
+            return self._recurrence(input_ids, state)
+
+    def _recurrence(
+        self, input_ids: torch.LongTensor, state: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         batch_size, seq_len = input_ids.shape
         d, V = self.hidden_size, self.vocab_size
         h = self.initial_state.expand(batch_size, d) if state is None else state  # [B, d]
@@ -242,7 +259,7 @@ class DenseSSMPreTrainedModel(PreTrainedModel):
     base_model_prefix = "model"
     _no_split_modules = ["DenseSSMLayer"]
     _is_stateful = True
-    supports_gradient_checkpointing = False
+    supports_gradient_checkpointing = True
 
     @torch.no_grad()
     def _init_weights(self, module):
@@ -322,6 +339,12 @@ class DenseSSMForCausalLM(DenseSSMPreTrainedModel, GenerationMixin):
         self.lm_head = nn.Linear(config.hidden_size, config.vocab_size)
         self.post_init()
 
+    def get_output_embeddings(self) -> nn.Linear:
+        return self.lm_head
+
+    def set_output_embeddings(self, new_embeddings: nn.Linear) -> None:
+        self.lm_head = new_embeddings
+
     @classmethod
     def _supports_default_dynamic_cache(cls) -> bool:
         # The state lives in a DenseSSMCache returned by forward(), not in a key/value cache.
@@ -368,14 +391,15 @@ class DenseSSMForCausalLM(DenseSSMPreTrainedModel, GenerationMixin):
             for name in ("transition", "transition_u", "transition_v", "transition_w")
             if prefix + name in params
         }
-        states = stacked_dense_ssm_states(
-            input_ids,
-            params[prefix + "initial_state"],
-            path=layer.path,
-            state_norm=layer.state_norm,
-            eps=layer.eps,
-            **factors,
-        )  # [R, B, T, d]
+        with full_precision(input_ids.device):
+            states = stacked_dense_ssm_states(
+                input_ids,
+                params[prefix + "initial_state"],
+                path=layer.path,
+                state_norm=layer.state_norm,
+                eps=layer.eps,
+                **factors,
+            )  # [R, B, T, d]
         runs, batch_size, seq_len, d = states.shape
         logits = torch.baddbmm(
             params["lm_head.bias"][:, None, :],

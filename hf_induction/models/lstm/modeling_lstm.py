@@ -163,7 +163,7 @@ class LSTMPreTrainedModel(PreTrainedModel):
     base_model_prefix = "model"
     _no_split_modules = ["LSTM"]
     _is_stateful = True
-    supports_gradient_checkpointing = False
+    supports_gradient_checkpointing = True
 
     @torch.no_grad()
     def _init_weights(self, module):
@@ -185,6 +185,8 @@ class LSTMModel(LSTMPreTrainedModel):
             num_layers=config.num_hidden_layers,
             batch_first=True,
         )
+        # Set by `gradient_checkpointing_enable()`: the recurrence is recomputed in the backward.
+        self.gradient_checkpointing = False
         self.post_init()
 
     def get_input_embeddings(self):
@@ -220,14 +222,12 @@ class LSTMModel(LSTMPreTrainedModel):
         if inputs_embeds is None:
             inputs_embeds = self.embeddings(input_ids)  # [B, T, E]
         state = (cache.hidden, cache.cell) if cache is not None else None
-
-        if self.config.lstm_implementation == "fused":
-            hidden, (h_n, c_n) = self.lstm(inputs_embeds, state)
-        else:
-            weights = {name: getattr(self.lstm, name) for name in self.lstm._flat_weights_names}
-            hidden, (h_n, c_n) = lstm_reference(
-                inputs_embeds, weights, self.config.num_hidden_layers, state
+        if self.gradient_checkpointing and self.training and torch.is_grad_enabled():
+            hidden, (h_n, c_n) = self._gradient_checkpointing_func(
+                self._recurrence, inputs_embeds, state
             )
+        else:
+            hidden, (h_n, c_n) = self._recurrence(inputs_embeds, state)
 
         new_cache = LSTMCache(h_n, c_n) if use_cache else None
         all_hidden_states = (inputs_embeds, hidden) if output_hidden_states else None
@@ -236,6 +236,19 @@ class LSTMModel(LSTMPreTrainedModel):
         return LSTMOutput(
             last_hidden_state=hidden, cache=new_cache, hidden_states=all_hidden_states
         )
+
+    def _recurrence(self, inputs_embeds: torch.Tensor, state: tuple | None):
+        """The LSTM over ``inputs_embeds`` [B, T, E] from ``state`` (None: zeros).
+
+        Autocast is off and the inputs are cast to the weights' dtype: oneDNN's fused LSTM has
+        no mixed-precision kernel, and a long recurrence in half precision compounds its rounding.
+        """
+        inputs_embeds = inputs_embeds.to(self.lstm.weight_ih_l0.dtype)
+        with torch.autocast(inputs_embeds.device.type, enabled=False):
+            if self.config.lstm_implementation == "fused":
+                return self.lstm(inputs_embeds, state)
+            weights = {name: getattr(self.lstm, name) for name in self.lstm._flat_weights_names}
+            return lstm_reference(inputs_embeds, weights, self.config.num_hidden_layers, state)
 
 
 class LSTMForCausalLM(LSTMPreTrainedModel, GenerationMixin):
@@ -252,6 +265,12 @@ class LSTMForCausalLM(LSTMPreTrainedModel, GenerationMixin):
 
     def set_input_embeddings(self, new_embeddings):
         self.model.set_input_embeddings(new_embeddings)
+
+    def get_output_embeddings(self) -> nn.Linear:
+        return self.lm_head
+
+    def set_output_embeddings(self, new_embeddings: nn.Linear) -> None:
+        self.lm_head = new_embeddings
 
     @classmethod
     def _supports_default_dynamic_cache(cls) -> bool:
@@ -295,7 +314,8 @@ class LSTMForCausalLM(LSTMPreTrainedModel, GenerationMixin):
         weights = {
             name: params["model.lstm." + name] for name in self.model.lstm._flat_weights_names
         }
-        hidden = stacked_lstm(inputs, weights, self.config.num_hidden_layers)  # [R, B, T, H]
+        with torch.autocast(input_ids.device.type, enabled=False):
+            hidden = stacked_lstm(inputs, weights, self.config.num_hidden_layers)  # [R, B, T, H]
         head = params.get("lm_head.weight", embeddings)  # tied: the embedding table
         logits = torch.baddbmm(
             params["lm_head.bias"][:, None, :],
