@@ -22,7 +22,7 @@ from ..results import (
     run_key,
 )
 from ..search import ProbeOutcome, SearchSettings, run_search
-from ..tasks import GENERATOR_VERSION, vocab_of
+from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, vocab_of
 from ..training import TrainSettings
 from .checkpoints import push_winners
 from .job import SearchJob, kappa_groups
@@ -58,7 +58,7 @@ class Campaign:
         for key in ("device", "grid_mode", "eval_batch_size"):
             train.pop(key)
         return {"train": train, "search": self.search.to_dict(),
-                "generator_version": GENERATOR_VERSION}
+                "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION}
 
 
 def _git_commit() -> str:

@@ -156,7 +156,7 @@ def train_grid(
         return []
     if settings.grid_mode != "sequential" and len(points) > 1:
         device = torch.device(settings.device)
-        probe_model = seeded_model(model_factory, points[0][1], device)
+        probe_model = seeded_model(model_factory, points[0][1], device, settings.torch_dtype)
         forced = settings.grid_mode == "stacked"
         # On the CPU a stacked step costs about what the runs cost one by one unless the
         # model's hand-batched forward beats its own single-run kernel (Dense-SSM: yes;
@@ -233,7 +233,8 @@ class _StackedGrid:
         self.device = torch.device(settings.device)
         self.batches = TrainBatches(data, n, self.device)
         self.val_chunks = validation_chunks(data, settings, self.device)
-        models = [seeded_model(model_factory, seed, self.device) for _, seed in points]
+        models = [seeded_model(model_factory, seed, self.device, settings.torch_dtype)
+                  for _, seed in points]
         if has_stacked_forward(models[0]):
             self.template = models[0]
             self.params, self.buffers = stack_module_state(models)
@@ -282,7 +283,8 @@ class _StackedGrid:
             [self.batches.indices(g, self.settings.batch_size) for g in self.generators]
         )  # [R, B]
         input_ids, labels = self.batches.take(indices)  # [R, B, T]
-        logits = self.train_forward(self.params, self.buffers, input_ids)  # [R, B, T, V]
+        with self.settings.autocast(self.device):
+            logits = self.train_forward(self.params, self.buffers, input_ids)  # [R, B, T, V]
         losses = causal_lm_loss_per_run(logits, labels)  # [R]
         newly_bad = (self.bad_step == 0) & ~torch.isfinite(losses.detach())
         self.bad_step = torch.where(newly_bad, step, self.bad_step)
@@ -299,7 +301,8 @@ class _StackedGrid:
         sums = torch.zeros(len(self.active), dtype=torch.float64, device=self.device)
         count = 0
         for input_ids, labels in self.val_chunks:
-            logits = self.eval_forward(self.params, self.buffers, input_ids)  # [R, B, T, V]
+            with self.settings.autocast(self.device):
+                logits = self.eval_forward(self.params, self.buffers, input_ids)  # [R, B, T, V]
             chunk_sums, chunk_counts = causal_lm_loss_sum_per_run(logits, labels)
             sums += chunk_sums.to(torch.float64)
             count += int(chunk_counts[0])

@@ -98,7 +98,7 @@ def trainer_run(
         raise ValueError(f"batches must be one of {BATCH_ORDERS}, got {batches!r}")
     check_size(data, n)
     start = time.perf_counter()
-    model = seeded_model(model_factory, seed, torch.device(settings.device))
+    model = seeded_model(model_factory, seed, torch.device(settings.device), settings.torch_dtype)
     train = _Rows(data.train_input_ids[:n], data.train_labels[:n])
     val = _Rows(data.val_input_ids, data.val_labels)
     with tempfile.TemporaryDirectory() as out:
@@ -124,6 +124,7 @@ def trainer_run(
             report_to=[],
             disable_tqdm=True,
             use_cpu=settings.device == "cpu",
+            bf16=settings.mixed_precision == "bf16",
             dataloader_drop_last=False,
         )
         trainer = _trainer_class()(model=model, args=args, train_dataset=train, eval_dataset=val)

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Literal
 
+import torch
+
 StopReason = Literal["epsilon", "budget", "nonfinite", "early_failure", "probe_decided"]
 GridMode = Literal["auto", "stacked", "sequential"]
+# Parameter dtypes a run can train in, and autocast precisions (Accelerate's names).
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+MIXED_PRECISIONS = ("no", "bf16")
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,12 @@ class TrainSettings:
             (the Dense-SSM below d 128; a stacked LSTM or a vmapped GPT-2 is no faster there
             than its runs one by one: docs/benchmarks.md).
         eval_batch_size: validation rows per forward pass (per run when stacked).
+        dtype: the parameters' dtype, one of `DTYPES`; None (the default) trains the model in
+            the dtype its factory builds it in (float32 for every preset).
+        mixed_precision: "bf16" runs every forward (training and validation) under bfloat16
+            autocast, as ``accelerate launch --mixed_precision bf16`` does; "no" (default) does
+            not. fp16 is refused: it needs loss scaling, which this trainer does not do. The
+            Dense-SSM and LSTM keep their recurrence in full precision under autocast.
     """
 
     max_steps: int
@@ -50,6 +62,8 @@ class TrainSettings:
     device: str = "cpu"
     grid_mode: GridMode = "auto"
     eval_batch_size: int = 256
+    dtype: str | None = None
+    mixed_precision: str = "no"
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "eval_every", "eval_batch_size"):
@@ -71,6 +85,28 @@ class TrainSettings:
             raise ValueError(
                 f"grid_mode must be 'auto', 'stacked' or 'sequential', got {self.grid_mode!r}"
             )
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
+        if self.mixed_precision == "fp16":
+            raise ValueError(
+                "mixed precision fp16 needs loss scaling, which the N* trainer does not do; "
+                "use bf16 (or --dtype bfloat16)"
+            )
+        if self.mixed_precision not in MIXED_PRECISIONS:
+            raise ValueError(
+                f"mixed_precision must be one of {', '.join(MIXED_PRECISIONS)}, "
+                f"got {self.mixed_precision!r}"
+            )
+
+    @property
+    def torch_dtype(self) -> torch.dtype | None:
+        return None if self.dtype is None else DTYPES[self.dtype]
+
+    def autocast(self, device: torch.device):
+        """The context every forward runs in: bfloat16 autocast, or nothing."""
+        if self.mixed_precision == "bf16":
+            return torch.autocast(device.type, dtype=torch.bfloat16)
+        return nullcontext()
 
     @property
     def grid(self) -> list[tuple[float, int]]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from functools import partial
 
 import torch
 from torch import nn
@@ -28,8 +29,10 @@ def seeded_rng(seed: int, device: torch.device) -> Iterator[None]:
         yield
 
 
-def seeded_model(model_factory: ModelFactory, seed: int, device: torch.device) -> nn.Module:
-    """Call the factory under ``torch.manual_seed(seed)`` and move the model to ``device``."""
+def seeded_model(model_factory: ModelFactory, seed: int, device: torch.device,
+                 dtype: torch.dtype | None = None) -> nn.Module:
+    """Call the factory under ``torch.manual_seed(seed)`` and move the model to ``device``
+    (and ``dtype``, if given)."""
     with seeded_rng(seed, device):
         model = model_factory()
     # transformers models look for PAD in every batch (a host sync per step, and a `.item()`
@@ -38,7 +41,7 @@ def seeded_model(model_factory: ModelFactory, seed: int, device: torch.device) -
     for module in model.modules():
         if hasattr(module, "warn_if_padding_and_no_attention_mask"):
             module.warn_if_padding_and_no_attention_mask = _no_padding_check
-    return model.to(device)
+    return model.to(device=device, dtype=dtype)
 
 
 def _no_padding_check(input_ids: torch.Tensor, attention_mask: torch.Tensor | None) -> None:
@@ -105,13 +108,17 @@ def validation_chunks(
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, chunks: list[tuple[torch.Tensor, torch.Tensor]]) -> float:
-    """Token-mean causal-LM loss of ``model`` over the whole validation set."""
+def evaluate(model: nn.Module, chunks: list[tuple[torch.Tensor, torch.Tensor]],
+             precision=nullcontext) -> float:
+    """Token-mean causal-LM loss of ``model`` over the whole validation set; each forward
+    runs in a fresh ``precision()`` context (`TrainSettings.autocast`)."""
     was_training = model.training
     model.eval()
     total, count = 0.0, 0
     for input_ids, labels in chunks:
-        chunk_sum, chunk_count = causal_lm_loss_sum(logits_of(model(input_ids=input_ids)), labels)
+        with precision():
+            logits = logits_of(model(input_ids=input_ids))
+        chunk_sum, chunk_count = causal_lm_loss_sum(logits, labels)
         total += float(chunk_sum)
         count += chunk_count
     model.train(was_training)
@@ -155,14 +162,17 @@ def train_model(
     val_chunks = validation_chunks(data, settings, device)
     generator = torch.Generator().manual_seed(seed)
     tracker = RunTracker(settings)
-    model = seeded_model(model_factory, seed, device)
+    model = seeded_model(model_factory, seed, device, settings.torch_dtype)
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    precision = partial(settings.autocast, device)
     # Dropout, if the model has any, draws from the global RNG: fork and seed it too.
     with seeded_rng(seed, device):
         for step in range(1, settings.max_steps + 1):
             input_ids, labels = batches.take(batches.indices(generator, settings.batch_size))
-            loss = causal_lm_loss(logits_of(model(input_ids=input_ids)), labels)
+            with precision():
+                logits = logits_of(model(input_ids=input_ids))
+            loss = causal_lm_loss(logits, labels)
             if not math.isfinite(loss.item()):
                 return tracker.result(lr, seed, step, time.perf_counter() - start,
                                       "nonfinite"), model
@@ -170,7 +180,7 @@ def train_model(
             loss.backward()
             optimizer.step()
             if is_eval_step(step, settings):
-                reason = tracker.observe(step, evaluate(model, val_chunks))
+                reason = tracker.observe(step, evaluate(model, val_chunks, precision))
                 if reason is not None:
                     return tracker.result(lr, seed, step, time.perf_counter() - start,
                                           reason), model
