@@ -1,62 +1,8 @@
-"""Materialise task configs into a folder laid out as a Hub dataset repo (parquet + card).
+"""Materialise task configs into a folder laid out as a Hub dataset repo (parquet + card)."""
 
-    python scripts/build_datasets.py --dataset modadd --configs acot_L20 cot_L10_uniform \
-        --out build/hub/induction-bias/modadd [--train-size N] [--seed S] [--push-to-hub REPO]
-
-Then ``load_dataset("build/hub/induction-bias/modadd", "acot_L20")`` works offline.
-"""
-
-from __future__ import annotations
-
-import argparse
 import sys
-from pathlib import Path
 
-from hf_induction.data import build_folder
-from hf_induction.tasks import DATASETS, TaskConfig
-
-BUILDERS = Path(__file__).resolve().parent.parent / "dataset_builders"
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--dataset", required=True, choices=DATASETS)
-    p.add_argument("--configs", required=True, nargs="+", metavar="NAME")
-    p.add_argument("--out", required=True, type=Path, help="the dataset repo folder")
-    p.add_argument("--train-size", type=int, default=None,
-                   help="training rows per config (default: 100,000 or the pool)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--push-to-hub", metavar="REPO", default=None,
-                   help="upload the folder to this Hub dataset repo in one commit")
-    args = p.parse_args(argv)
-    try:
-        configs = [TaskConfig.parse(args.dataset, name) for name in args.configs]
-        if args.train_size is not None and args.train_size < 0:
-            raise ValueError(f"--train-size must be >= 0, got {args.train_size}")
-    except ValueError as e:
-        p.error(str(e))
-    template = (BUILDERS / args.dataset / "README.md").read_text()
-    try:
-        info = build_folder(args.out, args.dataset, configs, template, args.train_size, args.seed)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(f"{args.out}: {len(info)} configs ({', '.join(sorted(info))})")
-    if args.push_to_hub:
-        from hf_induction.hub import HubError
-        from hf_induction.hub.commit import upload_folder_once
-
-        try:
-            pushed = upload_folder_once(
-                args.out, args.push_to_hub, repo_type="dataset", token=None, create=True,
-                commit_message=f"Add configs: {', '.join(args.configs)}")
-        except HubError as e:
-            print(f"error: {e} (the folder {args.out} is kept)", file=sys.stderr)
-            return 1
-        print(f"pushed to {args.push_to_hub}: "
-              f"{'commit ' + pushed.commit if pushed.changed else 'unchanged, no commit'}")
-    return 0
-
+from hf_induction.commands.build_datasets import main
 
 if __name__ == "__main__":
     sys.exit(main())

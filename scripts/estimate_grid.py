@@ -1,68 +1,8 @@
-"""Estimate the device hours of a sweep at the paper's model sizes and 250,000-step budget.
+"""Estimate the device hours of a sweep at the paper's model sizes and 250,000-step budget."""
 
-    python scripts/estimate_grid.py --sweep scripts/sweeps/paper_grid.yaml --results results/
-
-Prints, per model, the probes, training steps, FLOPs and hours at each --tflops rate under
-(1) the paper's protocol (Algorithm 1, every run its full budget) and (2) ours (the refined
-search, runs and probes stopped once decided), whose spent fraction of the full budget is
-measured per model in the --results folder. N* of each cell is assumed (1,000, or half of a
-smaller pool): the number of probes depends on it only logarithmically.
-"""
-
-from __future__ import annotations
-
-import argparse
 import sys
-from pathlib import Path
 
-from hf_induction.hub.leaderboard import fmt_number as fmt
-from hf_induction.hub.leaderboard import markdown_table
-from hf_induction.results import existing_results_folder
-from hf_induction.runner.estimate import ALGORITHM_1, REFINED, budget_fractions, sweep_cost
-from hf_induction.runner.sweep import load_sweep
-from hf_induction.runner.tables import latest
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--sweep", type=Path, required=True)
-    p.add_argument("--results", type=existing_results_folder,
-                   help="a results folder to measure the saving in")
-    p.add_argument("--tflops", type=float, nargs="+", default=[20.0, 100.0],
-                   help="achieved device rates to convert FLOPs to hours (TFLOP/s)")
-    args = p.parse_args(argv)
-    try:
-        jobs = load_sweep(args.sweep).jobs
-    except ValueError as e:
-        print(f"estimate_grid.py: error: {e}", file=sys.stderr)
-        return 2
-    fractions = {}
-    if args.results is not None:
-        folder = args.results
-        train = folder.read_protocol()["train"]
-        fractions = budget_fractions(latest(folder.read_nstar()), train["max_steps"],
-                                     len(train["lrs"]) * len(train["seeds"]))
-    header = ["protocol", "model", "searches", "probes", "fraction of full budget",
-              "training steps", "PFLOP"] + [f"hours at {t:g} TFLOP/s" for t in args.tflops]
-    rows = []
-    for label, settings, frac in (("paper (Algorithm 1, full budgets)", ALGORITHM_1, None),
-                                  ("ours (refined, stop when decided)", REFINED, fractions)):
-        costs = sweep_cost(jobs, frac, settings)
-        total = [0.0] * len(args.tflops)
-        for model, c in sorted(costs.items()):
-            hours = [c.hours(t * 1e12) for t in args.tflops]
-            total = [a + b for a, b in zip(total, hours, strict=True)]
-            f = 1.0 if frac is None else frac.get(model)
-            rows.append([label, model, str(c.searches), fmt(c.probes),
-                         "1 (assumed)" if f is None else f"{f:.3f}", f"{c.steps:.3g}",
-                         f"{c.flops / 1e15:,.0f}"] + [f"{h:,.0f}" for h in hours])
-        rows.append([label, "all", "", "", "", "", ""] + [f"**{h:,.0f}**" for h in total])
-    print(markdown_table(header, rows))
-    missing = sorted({j.model for j in jobs} - set(fractions)) if fractions else []
-    if missing:
-        print(f"\n(no searches of {', '.join(missing)} in {args.results}: its fraction is 1)")
-    return 0
-
+from hf_induction.commands.estimate_grid import main
 
 if __name__ == "__main__":
     sys.exit(main())

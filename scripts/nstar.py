@@ -2,7 +2,7 @@
 
 import sys
 
-from hf_induction.runner.cli import main
+from hf_induction.commands.nstar import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,49 +1,8 @@
-"""Push a results folder to a Hub dataset repo, in one commit.
+"""Push a results folder to a Hub dataset repo, in one commit."""
 
-    python scripts/push.py results/ org/induction-results [--create] [--private] [--max-retries 4]
-
-The token comes from --token, HF_TOKEN or `hf auth login`. Unchanged results make no new
-commit. On failure: one line on stderr, exit status 1, the local folder untouched, and the
-Hub repo still at its previous commit.
-"""
-
-from __future__ import annotations
-
-import argparse
 import sys
-from pathlib import Path
 
-from hf_induction.hub import HubError, push_results
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("folder", type=Path, help="the results folder (ResultsFolder)")
-    p.add_argument("repo_id", metavar="ORG/REPO", help="the Hub dataset repo")
-    p.add_argument("--token", default=None, help="a write token (default: HF_TOKEN or login)")
-    p.add_argument("--create", action="store_true", help="create the repo if it does not exist")
-    p.add_argument("--private", action="store_true", help="with --create: a private repo")
-    p.add_argument("--max-retries", type=int, default=4, help="retries of transient failures")
-    p.add_argument("--backoff", type=float, default=1.0,
-                   help="seconds before the first retry; doubled each time")
-    p.add_argument("--message", default=None, help="the commit message")
-    args = p.parse_args(argv)
-    if not args.folder.is_dir():
-        print(f"error: {args.folder} is not a folder", file=sys.stderr)
-        return 1
-    try:
-        result = push_results(
-            args.folder, args.repo_id, args.token, max_retries=args.max_retries,
-            create=args.create, private=args.private or None, commit_message=args.message,
-            backoff_s=args.backoff,
-        )
-    except HubError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    what = "pushed" if result.changed else "unchanged, no new commit"
-    print(f"{args.repo_id}: {what} (commit {result.commit})")
-    return 0
-
+from hf_induction.commands.push import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -28,13 +28,16 @@ class JournalProbe:
 
     def __init__(self, job: SearchJob, folder: ResultsFolder, settings: TrainSettings,
                  model_factory: Callable[[], torch.nn.Module], key_fields: dict,
-                 on_run: Callable[[dict], None] | None = None):
+                 on_run: Callable[[dict], None] | None = None,
+                 on_eval: Callable[[int, float, int, int, float], None] | None = None):
         self.job = job
         self.folder = folder
         self.settings = settings
         self.model_factory = model_factory
         self.key_fields = key_fields
         self.on_run = on_run
+        # (n, lr, seed, step, val_loss) at every evaluation of every run trained here.
+        self.on_eval = on_eval
         self.pool_size = train_pool_size(job.cell)
         self._data: TrainData | None = None
 
@@ -76,7 +79,10 @@ class JournalProbe:
             results = train_grid(self.model_factory, self.data(n), n, self.settings,
                                  on_run_done=lambda r: recorded.__setitem__(
                                      (r.lr, r.seed), self._record(n, r)),
-                                 skip=set(recorded))
+                                 skip=set(recorded),
+                                 on_eval=None if self.on_eval is None else (
+                                     lambda lr, seed, step, loss: self.on_eval(
+                                         n, lr, seed, step, loss)))
             # A trainer that returns without calling back still gets every run journaled.
             for r in results:
                 if (r.lr, r.seed) not in recorded:

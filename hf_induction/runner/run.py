@@ -28,6 +28,7 @@ from .checkpoints import push_winners
 from .job import SearchJob, kappa_groups
 from .ood import ood_check
 from .probe import JournalProbe
+from .tracking import Trackers
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class Campaign:
     # ("probes") is retrained and pushed as a model repo after each search.
     checkpoint_prefix: str | None = None
     checkpoints_of: str = "nstar"
+    # Experiment trackers (`tracking.REPORT_TO`) and where TensorBoard writes (None: OUT/runs).
+    report_to: tuple[str, ...] = ()
+    logging_dir: Path | None = None
 
     def protocol(self) -> dict:
         """What makes results comparable: a folder holds results of one protocol only."""
@@ -116,6 +120,11 @@ def ood_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
     return row
 
 
+def trackers_of(campaign: Campaign) -> Trackers:
+    return Trackers(campaign.report_to, campaign.logging_dir or campaign.out / "runs",
+                    project=campaign.out.resolve().name, config=campaign.protocol())
+
+
 def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
                protocol_hash: str, position: int = 0) -> NstarRow:
     """The N* search of one job, answered from the results folder when already finished."""
@@ -123,12 +132,17 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
     skey = run_key(kind="search", **fields)
     if (row := folder.find_search(skey)) is not None:
         return row
+    trackers = trackers_of(campaign)
+    tracker = (trackers.for_job(f"{job.model}/{job.cell.dataset}/{job.cell}", fields)
+               if trackers.enabled else None)
     grid_size = len(campaign.train.grid)
     bar = tqdm(desc=job.label, unit="run", position=position, leave=True,
                disable=not campaign.progress, dynamic_ncols=True)
     state = {"n": 0, "done": 0, "best": float("inf")}
 
     def on_run(row: dict) -> None:
+        if tracker is not None:
+            tracker.on_run(row)
         state["done"] += 1
         if row.get("best_val_loss") is not None:
             state["best"] = min(state["best"], row["best_val_loss"])
@@ -137,19 +151,25 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
                             f"runs left={grid_size - state['done']}")
 
     probe = JournalProbe(job, folder, campaign.train, model_factory(job, campaign), fields,
-                         on_run)
+                         on_run, tracker.on_eval if tracker is not None else None)
 
     def traced(n: int) -> ProbeOutcome:
         state.update(n=n, done=0)
         bar.set_postfix_str(f"N={n} best={state['best']:.2e} runs left={grid_size}")
         outcome = probe(n)
+        if tracker is not None:
+            tracker.on_probe(n, outcome.success, outcome.best_val_loss, outcome.steps)
         bar.write(f"  {job.label}: N={n:>9,} {'success' if outcome.success else 'failure'} "
                   f"(best val loss {outcome.best_val_loss:.2e}, {outcome.steps:,} steps)")
         return outcome
 
     start = time.perf_counter()
-    result = run_search(traced, probe.pool_size, campaign.search)
-    bar.close()
+    try:
+        result = run_search(traced, probe.pool_size, campaign.search)
+    finally:
+        bar.close()
+        if tracker is not None:
+            tracker.finish()
     row = NstarRow.from_search(
         result, campaign.search, key=skey, dataset=job.cell.dataset, config=str(job.cell),
         model=job.model, model_config_hash=fields["model_config_hash"],

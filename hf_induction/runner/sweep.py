@@ -11,6 +11,8 @@ from ..tasks import TaskConfig
 from .job import SearchJob, plan_jobs
 
 KEYS = {"dataset", "formats", "lengths", "dists", "groups", "models", "kappa", "ood"}
+# 'budget:' holds budget and search flags (max_steps: 5000, lrs: [1e-3, 1e-4], ...).
+TOP_KEYS = {"sweep", "budget"}
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,10 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
     entries = spec.get("sweep") if isinstance(spec, dict) else None
     if not isinstance(entries, list) or not entries:
         raise ValueError(f"{path}: expected a top-level 'sweep:' list of entries")
+    unknown = sorted(set(spec) - TOP_KEYS)
+    if unknown:
+        raise ValueError(f"{path}: unknown top-level key(s) {unknown}; allowed: "
+                         f"{sorted(TOP_KEYS)} (the budget is read by the command line)")
     # A dict keeps file order and dedups in O(1): the paper grid has 3,330 jobs.
     jobs: dict[SearchJob, None] = {}
     ood_cells: list[TaskConfig] = []

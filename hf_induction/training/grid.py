@@ -16,7 +16,13 @@ from torch.func import functional_call, stack_module_state, vmap
 from hf_induction.training.adam import StackedAdam
 from hf_induction.training.data import TrainData, supervised_lengths
 from hf_induction.training.loss import causal_lm_loss_per_run, causal_lm_loss_sum_per_run
-from hf_induction.training.settings import RunResult, RunTracker, StopReason, TrainSettings
+from hf_induction.training.settings import (
+    EvalCallback,
+    RunResult,
+    RunTracker,
+    StopReason,
+    TrainSettings,
+)
 from hf_induction.training.trainer import (
     ModelFactory,
     TrainBatches,
@@ -124,6 +130,7 @@ def train_grid(
     settings: TrainSettings,
     on_run_done: RunCallback | None = None,
     skip: Collection[tuple[float, int]] = (),
+    on_eval: EvalCallback | None = None,
 ) -> list[RunResult]:
     """Train every (lr, seed) run of ``settings.grid`` on the first ``n`` training rows.
 
@@ -145,6 +152,7 @@ def train_grid(
         settings: budget, grid, stopping rules, device, mode.
         on_run_done: called with each run's result as soon as that run ends.
         skip: (lr, seed) points not to train (already recorded); they are not returned.
+        on_eval: called with (lr, seed, step, validation loss) at every evaluation of a run.
 
     Returns:
         One result per trained grid point, in grid order.
@@ -164,13 +172,15 @@ def train_grid(
         # "auto" stacks other models only on an accelerator, where single runs leave it idle.
         wins_here = device.type != "cpu" or getattr(probe_model, "stacked_grid_wins_on_cpu", False)
         if has_stacked_forward(probe_model) and (forced or wins_here):
-            return _StackedGrid(model_factory, data, n, settings, points, on_run_done).train()
+            return _StackedGrid(model_factory, data, n, settings, points, on_run_done,
+                                on_eval).train()
         if forced or device.type != "cpu":
             length = int(supervised_lengths(data.train_labels[:2]).max())
             sample = data.train_input_ids[:2, :length].to(device, torch.long)  # [2, T]
             if vmap_unsupported_reason(probe_model, sample) is None:
-                return _StackedGrid(model_factory, data, n, settings, points, on_run_done).train()
-    return _train_sequential(model_factory, data, n, settings, points, on_run_done)
+                return _StackedGrid(model_factory, data, n, settings, points, on_run_done,
+                                on_eval).train()
+    return _train_sequential(model_factory, data, n, settings, points, on_run_done, on_eval)
 
 
 def has_stacked_forward(model: nn.Module) -> bool:
@@ -194,6 +204,7 @@ def _train_sequential(
     settings: TrainSettings,
     points: list[tuple[float, int]],
     on_run_done: RunCallback | None,
+    on_eval: EvalCallback | None,
 ) -> list[RunResult]:
     results = []
     decided = False
@@ -201,7 +212,7 @@ def _train_sequential(
         if decided:
             result = RunTracker(settings).result(lr, seed, 0, 0.0, "probe_decided")
         else:
-            result = train_run(model_factory, data, n, lr, seed, settings)
+            result = train_run(model_factory, data, n, lr, seed, settings, on_eval)
             decided = settings.stop_on_first_success and result.success
         results.append(result)
         if on_run_done is not None:
@@ -226,6 +237,7 @@ class _StackedGrid:
         settings: TrainSettings,
         points: list[tuple[float, int]],
         on_run_done: RunCallback | None,
+        on_eval: EvalCallback | None = None,
     ) -> None:
         self.settings = settings
         self.points = points
@@ -250,7 +262,7 @@ class _StackedGrid:
         del models
         self.optimizer = StackedAdam(self.params, [lr for lr, _ in points])
         self.generators = [torch.Generator().manual_seed(seed) for _, seed in points]
-        self.trackers = [RunTracker(settings) for _ in points]
+        self.trackers = [RunTracker(settings, lr, seed, on_eval) for lr, seed in points]
         self.active = list(range(len(points)))  # grid positions of the stacked runs
         # Per stacked run, the first step whose loss was non-finite (0: none yet). Kept on
         # the device and read at evaluations only, so steps need no host synchronisation.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Literal
@@ -11,6 +12,8 @@ import torch
 
 StopReason = Literal["epsilon", "budget", "nonfinite", "early_failure", "probe_decided"]
 GridMode = Literal["auto", "stacked", "sequential"]
+# Called at every evaluation of a run with (lr, seed, step, validation loss): trackers listen here.
+EvalCallback = Callable[[float, int, int, float], None]
 # Parameter dtypes a run can train in, and autocast precisions (Accelerate's names).
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 MIXED_PRECISIONS = ("no", "bf16")
@@ -135,10 +138,16 @@ class RunResult:
 
 
 class RunTracker:
-    """The stopping rule of one run, shared by the sequential and the stacked trainers."""
+    """The stopping rule of one run, shared by the sequential and the stacked trainers.
 
-    def __init__(self, settings: TrainSettings) -> None:
+    ``on_eval`` (lr, seed, step, loss), if given, hears every validation loss it observes.
+    """
+
+    def __init__(self, settings: TrainSettings, lr: float = 0.0, seed: int = 0,
+                 on_eval: EvalCallback | None = None) -> None:
         self.settings = settings
+        self.lr, self.seed = lr, seed
+        self.on_eval = on_eval
         self.best = math.inf
         self.final = math.inf
         self._ref_best = math.inf
@@ -147,6 +156,8 @@ class RunTracker:
     def observe(self, step: int, val_loss: float) -> StopReason | None:
         """Record the validation loss measured after ``step`` steps; say why to stop, if so."""
         s = self.settings
+        if self.on_eval is not None:
+            self.on_eval(self.lr, self.seed, step, val_loss)
         self.final = val_loss
         if not math.isfinite(val_loss):
             return "nonfinite"

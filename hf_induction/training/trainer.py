@@ -13,7 +13,7 @@ from torch import nn
 
 from hf_induction.training.data import TrainData, supervised_lengths
 from hf_induction.training.loss import causal_lm_loss, causal_lm_loss_sum
-from hf_induction.training.settings import RunResult, RunTracker, TrainSettings
+from hf_induction.training.settings import EvalCallback, RunResult, RunTracker, TrainSettings
 
 ModelFactory = Callable[[], nn.Module]
 
@@ -136,9 +136,12 @@ def train_run(
     lr: float,
     seed: int,
     settings: TrainSettings,
+    on_eval: EvalCallback | None = None,
 ) -> RunResult:
-    """Train one model on the first ``n`` training rows with Adam; the reference trainer."""
-    return train_model(model_factory, data, n, lr, seed, settings)[0]
+    """Train one model on the first ``n`` training rows with Adam; the reference trainer.
+
+    ``on_eval(lr, seed, step, val_loss)`` hears every evaluation."""
+    return train_model(model_factory, data, n, lr, seed, settings, on_eval)[0]
 
 
 def train_model(
@@ -148,6 +151,7 @@ def train_model(
     lr: float,
     seed: int,
     settings: TrainSettings,
+    on_eval: EvalCallback | None = None,
 ) -> tuple[RunResult, nn.Module]:
     """``train_run`` that also returns the trained model (for checkpoints and OOD tests).
 
@@ -161,7 +165,7 @@ def train_model(
     batches = TrainBatches(data, n, device)
     val_chunks = validation_chunks(data, settings, device)
     generator = torch.Generator().manual_seed(seed)
-    tracker = RunTracker(settings)
+    tracker = RunTracker(settings, lr, seed, on_eval)
     model = seeded_model(model_factory, seed, device, settings.torch_dtype)
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)

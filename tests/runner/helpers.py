@@ -18,6 +18,6 @@ def env() -> dict:
     return e
 
 
-def run_cli(args, **kw) -> subprocess.CompletedProcess:
+def run_cli(args, env_extra: dict | None = None, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, NSTAR, *args], capture_output=True, text=True,
-                          env=env(), timeout=600, **kw)
+                          env={**env(), **(env_extra or {})}, timeout=600, **kw)

@@ -7,7 +7,7 @@ import uuid
 import datasets
 import pytest
 
-from hf_induction.runner.cli import main
+from hf_induction.commands.nstar import main
 from tests.runner.helpers import FAST, run_cli
 
 

@@ -1,0 +1,279 @@
+"""Command line of the N* search: ``accelerate launch scripts/nstar.py ...`` (or
+``hf-induction nstar ...``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..runner.budgets import BUDGETS
+from ..runner.tracking import REPORT_TO, check_available
+from ..search import MODES, SearchSettings
+from ..tasks import DATASETS, TaskConfig
+from .parsing import Parser, read_recipe, recipe_tokens
+
+EXAMPLES = """examples:
+  accelerate launch scripts/nstar.py --dataset modadd --config acot_L10_uniform --model dense_ssm
+  accelerate launch scripts/nstar.py --dataset modadd --config acot_L5 --model dense_ssm lstm \\
+      --kappa --out build/acot_L5
+  hf-induction nstar --config-file recipe.yaml --model lstm   # the command line overrides the file
+  python scripts/kappa.py build/acot_L5
+"""
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers such as 1e-3,1e-4, got {text!r}") from None
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers such as 10,20, got {text!r}") from None
+
+
+def _preset_default(field: str) -> str:
+    """'(default: the preset's: cpu 1500, paper 250000)' for a budget field."""
+    def show(value):
+        return ",".join(f"{v:g}" for v in value) if isinstance(value, tuple) else f"{value:g}"
+
+    values = ", ".join(f"{name} {show(getattr(b, field))}" for name, b in sorted(BUDGETS.items()))
+    return f"(default: the preset's: {values})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ..models import MODEL_NAMES
+
+    p = Parser(prog="nstar.py", description="Find N*, the minimal training-set size, and "
+               "the sharing factor kappa.", epilog=EXAMPLES)
+    p.add_argument("--config-file", type=Path, metavar="YAML",
+                   help="a recipe: a YAML mapping whose keys are these flags (max_steps: 5000, "
+                   "lrs: [1e-3, 1e-4], model: [lstm], ...); flags on the command line "
+                   "override it (default: none)")
+    p.add_argument("--dataset", choices=DATASETS, help="the task (default: none; give it "
+                   "with --config, or use --sweep)")
+    p.add_argument("--config", nargs="+", metavar="NAME",
+                   help="task configs, e.g. acot_L10_uniform (grammar in the dataset card; "
+                   "default: none)")
+    p.add_argument("--sweep", type=Path, metavar="FILE",
+                   help="a sweep file (scripts/sweeps/paper_grid.yaml) in place of "
+                   "--dataset/--config/--model/--kappa; its optional 'budget:' mapping takes "
+                   "the budget and search flags, under --config-file and the command line "
+                   "(default: none)")
+    p.add_argument("--model", nargs="+", default=["dense_ssm"], metavar="NAME",
+                   help=f"models: {', '.join(MODEL_NAMES)} or hf:PATH_OR_REPO_ID")
+    p.add_argument("--preset", choices=sorted(BUDGETS), default="cpu",
+                   help="budget and model sizes: cpu (tiny models, minutes) or paper")
+    p.add_argument("--search", choices=MODES, default="refined",
+                   help="refined: bracket up by x4 from --n-start, then bisect in log space; "
+                   "paper: Algorithm 1 (divide by 1000 while N succeeds, then bisect)")
+    p.add_argument("--kappa", action="store_true",
+                   help="search N*_n for n = 2..L and N*_joint, then write kappa")
+    p.add_argument("--out", type=Path, default=Path("build/results"),
+                   help="the results folder (the repository's results/ holds the published "
+                   "campaign)")
+    p.add_argument("--force", action="store_true",
+                   help="use an output folder recorded under another protocol")
+    p.add_argument("--ood", nargs="?", type=int, const=0, default=None, metavar="N",
+                   help="after each named config's search, train at size N (no N: the "
+                   "largest the budget and pool allow) and test at length 2L (default: off)")
+    p.add_argument("--full-grid", action="store_true",
+                   help="train every run of a probe even after one has succeeded")
+    g = p.add_argument_group("budget (defaults from --preset)")
+    g.add_argument("--max-steps", type=int,
+                   help=f"training steps per run {_preset_default('max_steps')}")
+    g.add_argument("--eval-every", type=int,
+                   help=f"validation cadence in steps {_preset_default('eval_every')}")
+    g.add_argument("--batch-size", type=int,
+                   help=f"examples per step {_preset_default('batch_size')}")
+    g.add_argument("--epsilon", type=float,
+                   help=f"a run succeeds below this validation loss {_preset_default('epsilon')}")
+    g.add_argument("--lrs", type=_floats,
+                   help=f"comma-separated learning rates {_preset_default('lrs')}")
+    g.add_argument("--seeds", type=_ints, help=f"comma-separated seeds {_preset_default('seeds')}")
+    g.add_argument("--early-failure", type=int, metavar="STEPS", default=None,
+                   help="stop a run whose best validation loss has not halved in STEPS steps "
+                   "(default: off, as in the paper's protocol)")
+    g.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
+                   help="the parameters' dtype while training (recorded in the protocol: it "
+                   "changes results)")
+    g.add_argument("--mixed-precision", choices=("no", "bf16", "fp16"), default=None,
+                   help="bf16: every forward under bfloat16 autocast (recorded in the "
+                   "protocol); fp16 is refused (no loss scaling) (default: "
+                   "ACCELERATE_MIXED_PRECISION, which `accelerate launch --mixed_precision` "
+                   "sets, else no)")
+    s = p.add_argument_group("search")
+    s.add_argument("--rtol", type=float, default=0.1,
+                   help="refined search: stop bisecting once hi/lo <= 1 + rtol")
+    s.add_argument("--n-start", type=int,
+                   help=f"refined search: the first N probed {_preset_default('n_start')}")
+    s.add_argument("--n-max", type=int,
+                   help="largest N probed (default: max_steps x batch size)")
+    s.add_argument("--max-search-steps", type=int, default=20, help="most probes per search")
+    r = p.add_argument_group("run")
+    r.add_argument("--data-seed", type=int, default=0, help="seed of the cells' data")
+    r.add_argument("--device", default=None,
+                   help="cpu or cuda[:i] (default: cuda if present, else cpu)")
+    r.add_argument("--threads", type=int, default=None,
+                   help="torch threads per process on the CPU (default 1: on 2 cores, two "
+                   "1-thread processes ran 2.9x the searches per hour of one 2-thread process)")
+    r.add_argument("--grid-mode", choices=("auto", "stacked", "sequential"), default="auto",
+                   help="auto stacks the grid into one model where that is faster")
+    r.add_argument("--no-progress", action="store_true", help="no progress bars")
+    r.add_argument("--report-to", nargs="+", choices=REPORT_TO, default=["none"],
+                   metavar="TRACKER",
+                   help=f"experiment trackers, through Accelerate: {', '.join(REPORT_TO)}; each "
+                   "search is one tracker run, every training run one validation curve")
+    r.add_argument("--logging-dir", type=Path, default=None,
+                   help="where TensorBoard writes (default: OUT/runs; trackio and wandb use "
+                   "their own stores)")
+    r.add_argument("--push-to-hub", metavar="ORG/REPO",
+                   help="upload the results folder to this Hub dataset repo when done "
+                   "(default: no upload)")
+    r.add_argument("--push-checkpoints", nargs="?", const="nstar", choices=("nstar", "probes"),
+                   help="with --push-to-hub: push the winning run at N* (default) or of every "
+                   "succeeding probe as model repos ORG/REPO-MODEL-CONFIG-nN (default: none)")
+    return p
+
+
+def _budget_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """The flags a sweep file's 'budget:' may set: the budget and search groups."""
+    return [a for g in parser._action_groups if g.title in ("budget (defaults from --preset)",
+                                                            "search") for a in g._group_actions]
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """The command line over its recipe (--config-file) over the sweep file's budget: each
+    layer is parsed as flags, earlier tokens, so a later layer's values win."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    pre.add_argument("--config-file", type=Path)
+    pre.add_argument("--sweep", type=Path)
+    known, _ = pre.parse_known_args(argv)
+    recipe: list[str] = []
+    try:
+        if known.config_file is not None:
+            recipe = recipe_tokens(parser, read_recipe(known.config_file),
+                                   f"--config-file {known.config_file}")
+        # The sweep file may be named on the command line or in the recipe.
+        sweep = known.sweep
+        if sweep is None and recipe:
+            sweep = parser.parse_args(recipe).sweep
+        budget: list[str] = []
+        if sweep is not None and sweep.exists():
+            spec = read_recipe(sweep)
+            if spec.get("budget") is not None:
+                if not isinstance(spec["budget"], dict):
+                    raise ValueError(f"{sweep}: 'budget:' must be a mapping of flag: value")
+                budget = recipe_tokens(parser, spec["budget"], f"{sweep}: budget",
+                                       _budget_actions(parser))
+    except ValueError as e:
+        parser.error(str(e))
+    return parser.parse_args(budget + recipe + argv)
+
+
+def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):
+    """Validate everything before anything is written; errors go through parser.error."""
+    import torch
+
+    from ..models import build_config
+    from ..runner.job import plan_jobs
+    from ..runner.run import Campaign
+    from ..runner.sweep import load_sweep
+    from ..tasks import vocab_of
+    from ..training import TrainSettings
+
+    budget = BUDGETS[args.preset]
+    if (args.sweep is None) == (args.dataset is None or args.config is None):
+        parser.error("give either --dataset and --config, or --sweep FILE")
+    try:
+        if args.sweep is not None:
+            sweep = load_sweep(args.sweep, args.data_seed)
+            jobs, cells = sweep.jobs, list(dict.fromkeys(j.cell for j in sweep.jobs))
+        else:
+            cells = [TaskConfig.parse(args.dataset, name) for name in args.config]
+            jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed)
+            sweep = None
+        for model in dict.fromkeys(j.model for j in jobs):
+            build_config(model, vocab_of(cells[0]).size, budget.model_preset)
+        device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if args.threads is not None and args.threads < 1:
+            raise ValueError(f"--threads must be >= 1, got {args.threads}")
+        if device == "cpu":
+            # Tiny models are bound by per-op overhead, which a second thread only adds to;
+            # use more processes instead (docs/benchmarks.md, threads).
+            torch.set_num_threads(args.threads or 1)
+        def pick(flag: str):
+            value = getattr(args, flag)
+            return getattr(budget, flag) if value is None else value
+
+        train = TrainSettings(
+            max_steps=pick("max_steps"), batch_size=pick("batch_size"),
+            eval_every=pick("eval_every"), epsilon=pick("epsilon"), lrs=pick("lrs"),
+            seeds=pick("seeds"),
+            stop_on_first_success=not args.full_grid, patience_steps=args.early_failure,
+            device=device, grid_mode=args.grid_mode, dtype=args.dtype,
+            mixed_precision=(args.mixed_precision
+                             or os.environ.get("ACCELERATE_MIXED_PRECISION", "no")).lower(),
+        )
+        check_available(args.report_to)
+        search = SearchSettings(
+            mode=args.search, max_search_steps=args.max_search_steps,
+            n_max=train.max_steps * train.batch_size if args.n_max is None else args.n_max,
+            n_start=pick("n_start"), rtol=args.rtol,
+        )
+    except ValueError as e:
+        parser.error(str(e))
+    if args.push_checkpoints and not args.push_to_hub:
+        parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
+    if args.ood is not None and args.ood < 0:
+        parser.error(f"--ood takes a training-set size >= 1, got {args.ood}")
+    return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
+                    force=args.force, progress=not args.no_progress,
+                    ood_cells=(tuple(cells) if args.ood is not None
+                               else sweep.ood_cells if sweep is not None else ()),
+                    ood_n=args.ood or None,
+                    checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
+                    checkpoints_of=args.push_checkpoints or "nstar",
+                    report_to=tuple(args.report_to), logging_dir=args.logging_dir)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ..results import ProtocolMismatch
+    from ..runner.run import print_tables, run_campaign
+
+    parser = build_parser()
+    args = parse_args(parser, argv)
+    campaign = campaign_from_args(args, parser)
+    from ..hub import HubError
+
+    try:
+        nstar, kappa, ood = run_campaign(campaign)
+    except ProtocolMismatch as e:
+        print(f"nstar.py: error: {e} (pass --force to use this folder anyway)", file=sys.stderr)
+        return 2
+    except HubError as e:
+        print(f"nstar.py: error: {e} (the results in {campaign.out} are kept; a rerun "
+              "resumes)", file=sys.stderr)
+        return 1
+    if nstar:
+        print_tables(nstar, kappa, ood)
+    if args.push_to_hub and nstar:
+        from ..hub import push_results
+
+        try:
+            pushed = push_results(campaign.out, args.push_to_hub, create=True)
+        except HubError as e:
+            print(f"nstar.py: error: {e} (the results in {campaign.out} are kept)",
+                  file=sys.stderr)
+            return 1
+        print(f"results pushed to {args.push_to_hub} "
+              f"({'commit ' + pushed.commit if pushed.changed else 'unchanged, no commit'})")
+    return 0

@@ -1,0 +1,94 @@
+"""What every command line shares: one-line usage errors, help that shows each default, and
+YAML recipes whose keys are the flags."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Descriptions as written, and "(default: ...)" after every flag's help. A flag whose
+    default is None says in its own help what it falls back to."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None:
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
+class Parser(argparse.ArgumentParser):
+    """An `argparse.ArgumentParser` whose errors are one line naming what was wrong and what
+    is allowed (exit 2, nothing written), with `HelpFormatter` by default."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _options(parser: argparse.ArgumentParser, actions=None) -> dict[str, argparse.Action]:
+    """Recipe key -> action: each flag's dest, with '_' or '-' alike."""
+    keys = {}
+    for action in actions if actions is not None else parser._actions:
+        if not action.option_strings or isinstance(action, argparse._HelpAction):
+            continue
+        keys[action.dest] = action
+        keys[action.dest.replace("_", "-")] = action
+    return keys
+
+
+def _tokens(action: argparse.Action, value: Any) -> list[str]:
+    """The command-line tokens that give ``action`` the recipe's ``value``."""
+    flag = max(action.option_strings, key=len)
+    if isinstance(action, argparse._StoreTrueAction):
+        if not isinstance(value, bool):
+            raise ValueError(f"{flag} takes true or false, got {value!r}")
+        return [flag] if value else []
+    if value is None:
+        return []
+    items = list(value) if isinstance(value, list | tuple) else [value]
+    if action.nargs in ("+", "*") or isinstance(action.nargs, int):
+        return [flag, *map(str, items)]
+    # A single-valued flag given a list in YAML: its comma-separated form (--lrs 1e-3,1e-4).
+    return [flag, ",".join(map(str, items))]
+
+
+def recipe_tokens(parser: argparse.ArgumentParser, recipe: Mapping[str, Any], where: str,
+                  actions=None) -> list[str]:
+    """A recipe (YAML mapping: flag -> value) as command-line tokens, for ``parser`` to check
+    like any flag. Tokens placed before the command line's own let the command line override
+    the recipe. ``actions`` limits the keys allowed; an unknown key is one clear error."""
+    allowed = _options(parser, actions)
+    unknown = sorted(k for k in recipe if k not in allowed)
+    if unknown:
+        names = sorted({a.dest for a in allowed.values()})
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: "
+                         f"{', '.join(names)}")
+    tokens: list[str] = []
+    for key, value in recipe.items():
+        try:
+            tokens += _tokens(allowed[key], value)
+        except ValueError as e:
+            raise ValueError(f"{where}: {key}: {e}") from None
+    return tokens
+
+
+def read_recipe(path: Path) -> dict[str, Any]:
+    """A YAML mapping from ``path``; ValueError naming the file if it is not one."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"cannot read {path}: {first}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of flag: value, got {type(data).__name__}")
+    return data

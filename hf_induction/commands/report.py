@@ -1,0 +1,53 @@
+"""The tables and figures of a results folder, for docs/results.md.
+
+    python scripts/report.py results/ --out docs/results
+
+writes OUT/tables.md (protocol and its deviations from the paper, N* per search, κ, OOD, N*
+against the group size, compute per model) and the PNG figures it links: N* against length
+and κ per task (the leaderboard's), and N* against |G|.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from hf_induction.commands.parsing import Parser
+from hf_induction.results import ResultsFolder, existing_results_folder
+from hf_induction.runner.report import nstar_vs_group, render_tables
+from hf_induction.runner.tables import kappa_rows, latest
+from hf_induction.tasks import TaskConfig
+
+
+def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
+    from hf_induction.hub.plots import plot_nstar_vs_group
+
+    by_family = defaultdict(dict)
+    for s in nstar_vs_group(latest(folder.read_nstar())):
+        by_family[(s.dataset, s.family)][s.model] = [
+            (TaskConfig.parse(s.dataset, r.config).group.order, r.n_star, r.largest_failing)
+            for _, r in s.points]
+    return [plot_nstar_vs_group(series, out / f"nstar_vs_group_{dataset}_{family}.png",
+                                f"N* against |G|: {dataset} {family}")
+            for (dataset, family), series in sorted(by_family.items())]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = Parser(prog="report.py", description=__doc__)
+    p.add_argument("results", type=existing_results_folder,
+                   help="a results folder written by nstar.py")
+    p.add_argument("--out", required=True, type=Path, help="the folder to write into")
+    args = p.parse_args(argv)
+    folder = args.results
+    from hf_induction.hub.leaderboard import leaderboard_entries
+    from hf_induction.hub.plots import write_figures
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    figures = write_figures(leaderboard_entries(kappa_rows(folder)), args.out)
+    figures += group_figures(folder, args.out)
+    tables = args.out / "tables.md"
+    tables.write_text(render_tables(folder, [f.name for f in figures]), encoding="utf-8")
+    for path in (tables, *figures):
+        print(path)
+    return 0
+
