@@ -73,11 +73,11 @@ PAPER_LENGTH = 20
 def _train_steps(
     model, steps: int, batch: int = 64, length: int = PAPER_LENGTH, warm_up: bool = True
 ) -> float:
-    """Seconds per Adam step (forward, aligned loss, backward, update), best of ``steps``,
+    """Seconds per Adam step (forward, causal-LM loss, backward, update), best of ``steps``,
     after one untimed step unless ``warm_up`` is False."""
     import torch
 
-    from hf_induction.training import aligned_loss
+    from hf_induction.training import causal_lm_loss
     from hf_induction.training.trainer import logits_of
 
     g = torch.Generator().manual_seed(0)
@@ -85,7 +85,7 @@ def _train_steps(
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
 
     def step():
-        loss = aligned_loss(logits_of(model(input_ids=ids)), ids)
+        loss = causal_lm_loss(logits_of(model(input_ids=ids)), ids)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -151,7 +151,7 @@ def bench_dense_ssm_stacking(quick: bool) -> dict:
     from torch.func import stack_module_state
 
     from hf_induction.models import build_model
-    from hf_induction.training import aligned_loss
+    from hf_induction.training import causal_lm_loss
 
     runs = 15
     g = torch.Generator().manual_seed(0)
@@ -167,11 +167,11 @@ def bench_dense_ssm_stacking(quick: bool) -> dict:
 
             def stacked(models=models, params=params, ids=ids):
                 logits = models[0].stacked_forward(params, ids)
-                sum(aligned_loss(logits[r], ids[r]) for r in range(runs)).backward()
+                sum(causal_lm_loss(logits[r], ids[r]) for r in range(runs)).backward()
 
             def separate(models=models, ids=ids):
                 for r, model in enumerate(models):
-                    aligned_loss(model(input_ids=ids[r]).logits, ids[r]).backward()
+                    causal_lm_loss(model(input_ids=ids[r]).logits, ids[r]).backward()
 
             repeat = (3 if quick else 10) if d <= 64 else (1 if quick else 3)
             stacked(), separate()  # warm-up
@@ -191,8 +191,12 @@ def _echo_data(vocab: int = VOCAB - 4, max_len: int = PAPER_LENGTH, pool: int = 
     g = torch.Generator().manual_seed(0)
 
     def split(rows):
+        # Next-token prediction of random tokens (labels = input_ids, the model shifts): the
+        # cost of a step, not a task.
         ids = torch.randint(0, vocab, (rows, max_len), generator=g)
-        return ids, ids.clone()
+        labels = ids.clone()
+        labels[:, 0] = -100
+        return ids, labels
 
     return TrainData(*split(pool), *split(256))
 
@@ -280,7 +284,7 @@ def bench_compile(quick: bool) -> dict:
     from torch._dynamo.utils import counters
 
     from hf_induction.models import build_model
-    from hf_induction.training import aligned_loss
+    from hf_induction.training import causal_lm_loss
     from hf_induction.training.trainer import logits_of
 
     rounds = 10 if quick else 30
@@ -295,7 +299,7 @@ def bench_compile(quick: bool) -> dict:
             def one_round():  # seconds per step over one pass of the three lengths
                 t = time.perf_counter()
                 for ids in batches:
-                    loss = aligned_loss(logits_of(model(input_ids=ids)), ids)
+                    loss = causal_lm_loss(logits_of(model(input_ids=ids)), ids)
                     opt.zero_grad(set_to_none=True)
                     loss.backward()
                     opt.step()

@@ -8,6 +8,8 @@ from torch.func import stack_module_state
 from hf_induction.models import MODEL_NAMES, build_model
 from hf_induction.tasks import TaskConfig, generate
 from hf_induction.training import causal_lm_loss
+from hf_induction.training.data import supervised_lengths
+from hf_induction.training.trainer import trimmed
 
 VOCAB = 9
 RECURRENT = ["dense_ssm", "lstm"]
@@ -42,8 +44,11 @@ def test_the_models_own_loss_is_our_trainers_loss_on_our_rows(name, fmt):
     input_ids, labels = rows(fmt)
     with torch.no_grad():
         theirs = model(input_ids=input_ids, labels=labels).loss
-        # The trainer feeds every token but the last, whose output predicts nothing.
-        ours = causal_lm_loss(model(input_ids=input_ids[:, :-1]).logits, labels)
+        # The batch as our trainer cuts it: every input but the last, whose output predicts
+        # nothing, up to the last supervised label.
+        ids, cut = trimmed(input_ids, labels, int(supervised_lengths(labels).max()))
+        assert ids.shape[1] == cut.shape[1] - 1 <= input_ids.shape[1] - 1
+        ours = causal_lm_loss(model(input_ids=ids).logits, cut)
     # transformers scores float32 logits; ours keeps float64.
     torch.testing.assert_close(theirs.double(), ours.double(), rtol=1e-6, atol=0)
 
