@@ -11,7 +11,7 @@ from pathlib import Path
 from ..runner.budgets import BUDGETS
 from ..runner.tracking import REPORT_TO, check_available
 from ..search import MODES, SearchSettings
-from ..tasks import DATASETS, TaskConfig
+from ..tasks import DATASETS, parse
 from .parsing import Parser, read_recipe, recipe_tokens
 
 EXAMPLES = """examples:
@@ -187,7 +187,6 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     from ..runner.job import plan_jobs
     from ..runner.run import Campaign
     from ..runner.sweep import load_sweep
-    from ..tasks import vocab_of
     from ..training import TrainSettings
 
     budget = BUDGETS[args.preset]
@@ -198,11 +197,11 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             sweep = load_sweep(args.sweep, args.data_seed)
             jobs, cells = sweep.jobs, list(dict.fromkeys(j.cell for j in sweep.jobs))
         else:
-            cells = [TaskConfig.parse(args.dataset, name) for name in args.config]
+            cells = [parse(args.dataset, name) for name in args.config]
             jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed)
             sweep = None
         for model in dict.fromkeys(j.model for j in jobs):
-            build_config(model, vocab_of(cells[0]).size, budget.model_preset)
+            build_config(model, cells[0].vocab, budget.model_preset)
         device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
         if args.threads is not None and args.threads < 1:
             raise ValueError(f"--threads must be >= 1, got {args.threads}")

@@ -16,7 +16,7 @@ from hf_induction.commands.parsing import Parser
 from hf_induction.results import ResultsFolder, existing_results_folder
 from hf_induction.runner.report import nstar_vs_group, render_tables
 from hf_induction.runner.tables import kappa_rows, latest
-from hf_induction.tasks import TaskConfig
+from hf_induction.tasks import parse
 
 
 def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
@@ -25,7 +25,7 @@ def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
     by_family = defaultdict(dict)
     for s in nstar_vs_group(latest(folder.read_nstar())):
         by_family[(s.dataset, s.family)][s.model] = [
-            (TaskConfig.parse(s.dataset, r.config).group.order, r.n_star, r.largest_failing)
+            (parse(s.dataset, r.config).alphabet_size, r.n_star, r.largest_failing)
             for _, r in s.points]
     return [plot_nstar_vs_group(series, out / f"nstar_vs_group_{dataset}_{family}.png",
                                 f"N* against |G|: {dataset} {family}")

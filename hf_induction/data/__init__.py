@@ -3,11 +3,11 @@
 Uses the tasks room; knows nothing of models or training.
 """
 
-from .arrow import FEATURES, examples_to_table, to_dataset
+from .arrow import examples_to_table, features, to_dataset
 from .hub_layout import build_folder, read_configs
 from .tensors import CellArrays, cell_arrays
 
 __all__ = [
-    "FEATURES", "CellArrays", "build_folder", "cell_arrays", "examples_to_table",
+    "CellArrays", "build_folder", "cell_arrays", "examples_to_table", "features",
     "read_configs", "to_dataset",
 ]

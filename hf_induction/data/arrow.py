@@ -6,13 +6,27 @@ import datasets
 import numpy as np
 import pyarrow as pa
 
-from ..tasks import Examples
+from ..tasks import SCALAR, SEQUENCE, Examples, TaskCell
 
 _SEQ = datasets.List(datasets.Value("int32"))
-FEATURES = datasets.Features({
-    "input_ids": _SEQ, "labels": _SEQ, "elements": _SEQ, "states": _SEQ,
-    "length": datasets.Value("int32"),
-})
+
+
+def features(cell: TaskCell | type[TaskCell]) -> datasets.Features:
+    """The columns of a family's rows: ``input_ids``, ``labels``, its semantic columns, then
+    ``length`` (n)."""
+    return _features(cell.COLUMNS)
+
+
+def _features(kinds: dict[str, str]) -> datasets.Features:
+    columns = {name: datasets.Value("int32") if kind == SCALAR else _SEQ
+               for name, kind in kinds.items()}
+    return datasets.Features({"input_ids": _SEQ, "labels": _SEQ, **columns,
+                              "length": datasets.Value("int32")})
+
+
+def _kinds(ex: Examples) -> dict[str, str]:
+    # A scalar column has one value per row; a sequence column one per element (n of them).
+    return {name: SCALAR if a.ndim == 1 else SEQUENCE for name, a in ex.columns.items()}
 
 
 def _ragged(padded: np.ndarray, lengths: np.ndarray) -> pa.ListArray:
@@ -25,17 +39,24 @@ def _ragged(padded: np.ndarray, lengths: np.ndarray) -> pa.ListArray:
 
 
 def examples_to_table(ex: Examples) -> pa.Table:
+    """The Arrow table of ``ex``: sequence columns cut to each row's n, scalars as they are."""
+    kinds = _kinds(ex)
+    columns = {
+        name: pa.array(ex.columns[name].astype(np.int32)) if kind == SCALAR
+        else _ragged(ex.columns[name], ex.lengths)
+        for name, kind in kinds.items()
+    }
     table = pa.table({
         "input_ids": _ragged(ex.input_ids, ex.token_lengths),
         "labels": _ragged(ex.labels, ex.token_lengths),
-        "elements": _ragged(ex.elements, ex.lengths),
-        "states": _ragged(ex.states, ex.lengths),
+        **columns,
         "length": pa.array(ex.lengths.astype(np.int32)),
     })
-    return table.cast(FEATURES.arrow_schema)
+    return table.cast(_features(kinds).arrow_schema)
 
 
 def to_dataset(ex: Examples, split: str | None = None) -> datasets.Dataset:
     """A `datasets.Dataset` over the examples (in memory)."""
-    return datasets.Dataset(examples_to_table(ex), info=datasets.DatasetInfo(features=FEATURES),
+    return datasets.Dataset(examples_to_table(ex),
+                            info=datasets.DatasetInfo(features=_features(_kinds(ex))),
                             split=split)

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import yaml
 from tqdm.auto import tqdm
 
-from ..tasks import GENERATOR_VERSION, GRAMMAR, LAYOUT_VERSION, SPLITS, TaskConfig, generate
+from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, generate, grammar
 from ..tasks.layout import layout_table
 from .arrow import examples_to_table
 
@@ -48,7 +48,7 @@ def _front_matter(dataset: str, info: dict[str, dict]) -> str:
     configs = [
         {
             "config_name": name,
-            "data_files": [{"split": s, "path": shard_path(name, s)} for s in SPLITS],
+            "data_files": [{"split": s, "path": shard_path(name, s)} for s in info[name]["rows"]],
         }
         for name in sorted(info)
     ]
@@ -63,25 +63,37 @@ def _front_matter(dataset: str, info: dict[str, dict]) -> str:
 
 
 def _configs_table(info: dict[str, dict]) -> str:
-    rows = ["| config | group | lengths | train | validation | test (length 2L) | seed |",
-            "|---|---|---|---|---|---|---|"]
+    """One row per config: the family's facts (`TaskCell.describe`), lengths, rows per split."""
+    facts = list(dict.fromkeys(k for i in info.values() for k in i.get("describe", {})))
+    splits = list(dict.fromkeys(s for i in info.values() for s in i["rows"]))
+    header = ["config", *facts, "lengths", *(f"{s} ({i})" if (i := _split_lengths(info, s))
+                                            else s for s in splits), "seed"]
+    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name in sorted(info):
         i = info[name]
-        rows.append(f"| `{name}` | {i['group']} | {i['lengths']} | {i['rows']['train']} | "
-                    f"{i['rows']['validation']} | {i['rows']['test']} | {i['seed']} |")
+        cells = [f"`{name}`", *(str(i.get("describe", {}).get(k, "")) for k in facts),
+                 i["lengths"], *(str(i["rows"].get(s, "")) for s in splits), str(i["seed"])]
+        rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def _split_lengths(info: dict[str, dict], split: str) -> str:
+    """How a test split's lengths relate to L, if every config says the same (e.g. "2L")."""
+    labels = {i.get("split_lengths", {}).get(split) for i in info.values()} - {None}
+    return labels.pop() if len(labels) == 1 else ""
 
 
 def render_card(template: str, dataset: str, info: dict[str, dict]) -> str:
     body = string.Template(template).safe_substitute(
         dataset=dataset, configs_table=_configs_table(info),
-        generator_version=GENERATOR_VERSION, grammar=GRAMMAR, layout_version=LAYOUT_VERSION,
+        generator_version=GENERATOR_VERSION, grammar=grammar(dataset),
+        layout_version=LAYOUT_VERSION,
         layout_table=layout_table(),
     )
     return _front_matter(dataset, info) + body
 
 
-def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskConfig],
+def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCell],
                  card_template: str, train_size: int | None = None, seed: int = 0,
                  progress: bool = True) -> dict[str, dict]:
     """Write every split of each config into ``out``; returns the folder's build info."""
@@ -89,12 +101,13 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCon
     out.mkdir(parents=True, exist_ok=True)
     info = read_configs(out)
     configs = list(configs)
-    bar = tqdm(total=len(configs) * len(SPLITS), desc=f"building {dataset}", disable=not progress)
+    bar = tqdm(total=sum(len(c.splits) for c in configs), desc=f"building {dataset}",
+               disable=not progress)
     for cfg in configs:
         if cfg.dataset != dataset:
             raise ValueError(f"config {cfg} belongs to {cfg.dataset}, not {dataset}")
         rows = {}
-        for split in SPLITS:
+        for split in cfg.splits:
             bar.set_postfix_str(f"{cfg}/{split}")
             ex = generate(cfg, split, train_size if split == "train" else None, seed)
             path = out / shard_path(str(cfg), split)
@@ -105,8 +118,9 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCon
             rows[split] = len(ex)
             bar.update()
         info[str(cfg)] = {
-            "group": cfg.group.name, "format": cfg.format, "dist": cfg.dist,
+            "describe": cfg.describe(), "dist": cfg.dist,
             "lengths": f"{cfg.lengths[0]}..{cfg.lengths[-1]}", "seed": seed, "rows": rows,
+            "split_lengths": {s: cfg.split_label(s) for s in cfg.test_splits},
             "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION,
         }
         # Card and build info are rewritten after each config, so an interrupted build

@@ -22,7 +22,7 @@ from huggingface_hub import (
     eval_result_entries_to_yaml,
 )
 
-from ..tasks import TaskConfig
+from .. import tasks
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "model_cards"
 CHECKPOINT_TEMPLATE = TEMPLATES / "checkpoint.md"
@@ -87,15 +87,15 @@ def _template_values(repo_id: str, card_fields: Mapping[str, Any], model_config:
     values: dict[str, Any] = {"format": "?", "group": "?", "lengths": "?",
                               "example_input": "0 1 1"}
     try:
-        cell = TaskConfig.parse(task, config)
+        cell = tasks.parse(task, config)
     except ValueError:
         cell = None
     if cell is not None:
-        names = cell.group.element_names()
+        names = cell.symbol_names()
         lengths = cell.lengths
         values.update(
-            format=cell.format,
-            group=("Z_" if task == "modadd" else "S_") + str(cell.group_param),
+            format=cell.kind,
+            group=cell.variant,
             lengths=f"{lengths[0]}..{lengths[-1]}" if len(lengths) > 1 else str(lengths[0]),
             example_input=" ".join(names[i % len(names)] for i in (1, 2, 3)),
         )

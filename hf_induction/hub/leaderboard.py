@@ -13,10 +13,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import tasks
 from ..results import KappaRow, NstarRow
-from ..tasks import TaskConfig
-
-GROUP_PREFIX = {"modadd": "Z", "permutation": "S"}
 
 
 def load_table(source: str | Path, table: str, *, cache_dir: str | None = None) -> list[dict]:
@@ -42,12 +40,13 @@ def load_nstar(source: str | Path, **kwargs: Any) -> list[NstarRow]:
 
 
 def _cell_of(dataset: str, config: str) -> tuple[str, str, int | None]:
-    """(group, format, L) of a config name; unparseable names keep what can be read."""
+    """(variant, kind, L) of a config name, e.g. ("Z_5", "acot", 10) or ("V16", "UR", 10);
+    unparseable names keep what can be read."""
     try:
-        cell = TaskConfig.parse(dataset, config)
+        cell = tasks.parse(dataset, config)
     except ValueError:
         return "?", config.split("_")[0], None
-    return f"{GROUP_PREFIX[dataset]}_{cell.group_param}", cell.format, cell.max_len
+    return cell.variant, cell.kind, cell.max_len
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Importing this package registers the Dense-SSM and LSTM with the transformers Au
 """
 
 from . import dense_ssm, lstm
-from .build import MODEL_NAMES, build_config, build_model, model_config_hash, special_token_ids
+from .build import MODEL_NAMES, build_config, build_model, model_config_hash, vocabulary
 from .presets import PRESETS
 
 __all__ = [
@@ -15,5 +15,5 @@ __all__ = [
     "dense_ssm",
     "lstm",
     "model_config_hash",
-    "special_token_ids",
+    "vocabulary",
 ]

@@ -46,18 +46,23 @@ VOLATILE_CONFIG_FIELDS = frozenset(
 )
 
 
-def special_token_ids(vocab_size: int) -> dict[str, int]:
-    """BOS, EOS and PAD of the task token layout: elements 0..|G|-1, BOS, SEP, EOS, PAD."""
-    if vocab_size < 5:
-        raise ValueError(
-            "vocab_size must be at least 5 (one group element + BOS, SEP, EOS, PAD), "
-            f"got {vocab_size}"
-        )
-    return {
-        "bos_token_id": vocab_size - 4,
-        "eos_token_id": vocab_size - 2,
-        "pad_token_id": vocab_size - 1,
-    }
+def vocabulary(vocab) -> tuple[int, dict[str, int]]:
+    """(size, special token ids) of ``vocab``: a task's ``Vocab`` (anything with ``size`` and
+    ``special_token_ids()``), whose BOS, EOS and PAD the config then carries, or a bare size,
+    which sets none."""
+    if isinstance(vocab, int):
+        if vocab < 1:
+            raise ValueError(f"vocab_size must be a positive integer, got {vocab}")
+        return vocab, {}
+    return int(vocab.size), dict(vocab.special_token_ids())
+
+
+def _clear_foreign_tokens(config: PreTrainedConfig, tokens: dict[str, int]) -> None:
+    """A base config's own BOS/EOS/PAD (GPT-2's 50256) that the vocabulary cannot hold."""
+    for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
+        value = getattr(config, key, None)
+        if key not in tokens and isinstance(value, int) and value >= config.vocab_size:
+            setattr(config, key, None)
 
 
 def _check_overrides(config_class: type[PreTrainedConfig], overrides: dict, name: str) -> None:
@@ -70,9 +75,9 @@ def _check_overrides(config_class: type[PreTrainedConfig], overrides: dict, name
         )
 
 
-def build_config(name: str, vocab_size: int, preset: str = "tiny", **overrides) -> PreTrainedConfig:
+def build_config(name: str, vocab_size, preset: str = "tiny", **overrides) -> PreTrainedConfig:
     """The config `build_model` would use, without building the model."""
-    tokens = special_token_ids(vocab_size)
+    vocab_size, tokens = vocabulary(vocab_size)
     if name.startswith(HF_PREFIX):
         path = name[len(HF_PREFIX) :]
         base = AutoConfig.from_pretrained(path)
@@ -82,7 +87,9 @@ def build_config(name: str, vocab_size: int, preset: str = "tiny", **overrides) 
             for k, v in base.to_dict().items()
             if k not in ("transformers_version", "model_type")
         }
-        return type(base)(**{**fields, **tokens, **overrides, "vocab_size": vocab_size})
+        config = type(base)(**{**fields, **tokens, **overrides, "vocab_size": vocab_size})
+        _clear_foreign_tokens(config, tokens)
+        return config
     if name not in CONFIG_CLASSES:
         raise ValueError(
             f"unknown model {name!r}; allowed: {list(MODEL_NAMES)} or '{HF_PREFIX}PATH_OR_REPO_ID'"
@@ -91,24 +98,27 @@ def build_config(name: str, vocab_size: int, preset: str = "tiny", **overrides) 
         raise ValueError(f"unknown preset {preset!r}; allowed: {list(PRESETS)}")
     config_class = CONFIG_CLASSES[name]
     _check_overrides(config_class, overrides, name)
-    return config_class(
+    config = config_class(
         **{**PRESETS[preset][name], **tokens, **overrides, "vocab_size": vocab_size}
     )
+    _clear_foreign_tokens(config, tokens)
+    return config
 
 
-def build_model(name: str, vocab_size: int, preset: str = "tiny", **overrides) -> PreTrainedModel:
+def build_model(name: str, vocab_size, preset: str = "tiny", **overrides) -> PreTrainedModel:
     """Build an untrained causal LM.
 
     Args:
         name: one of `MODEL_NAMES` ("dense_ssm", "lstm", "gpt2", "mamba"), or "hf:PATH_OR_REPO_ID"
             for any `AutoConfig` (a folder with a config.json, or a Hub id); the preset is then
             unused.
-        vocab_size: the task's vocabulary size, |G| + 4; BOS, EOS and PAD are set from it.
+        vocab_size: the task's ``Vocab`` (``cell.vocab``: its size and BOS, EOS and PAD go into
+            the config), or a bare vocabulary size (no special tokens set).
         preset: one of `PRESETS` ("paper", "tiny").
         **overrides: config fields that replace the preset's values.
 
     Raises:
-        ValueError: unknown name, preset or override, or a vocabulary too small for the layout.
+        ValueError: unknown name, preset or override, or a vocabulary size below 1.
     """
     return AutoModelForCausalLM.from_config(build_config(name, vocab_size, preset, **overrides))
 

@@ -18,8 +18,7 @@ from ..models import build_config
 from ..models.flops import train_step_flops
 from ..search import ProbeOutcome, SearchSettings, run_search
 from ..search.settings import PAPER_N_MAX
-from ..tasks import train_pool_size, vocab_of
-from ..tasks.layout import sequence_length
+from ..tasks import train_pool_size
 from .budgets import BUDGETS
 from .job import SearchJob
 
@@ -71,9 +70,9 @@ def sweep_cost(jobs: Iterable[SearchJob],
                                 replace(settings, n_max=min(settings.n_max, PAPER_N_MAX)))
         fraction = (budget_fraction or {}).get(job.model, 1.0)
         steps = probes * PAPER_GRID * PAPER.max_steps * fraction
-        config = build_config(job.model, vocab_of(job.cell).size, preset)
+        config = build_config(job.model, job.cell.vocab, preset)
         # The trainer feeds every token but the last, whose output predicts nothing.
-        length = sequence_length(job.cell.format, job.cell.max_len) - 1
+        length = job.cell.token_length(job.cell.max_len) - 1
         c = costs[job.model]
         c.searches += 1
         c.probes += probes

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..tasks import TaskConfig
+from ..tasks import TaskCell
 
 
 @dataclass(frozen=True)
 class SearchJob:
     """One N* search: a task cell, a model and the seed of the cell's data."""
 
-    cell: TaskConfig
+    cell: TaskCell
     model: str
     data_seed: int = 0
 
@@ -20,7 +20,7 @@ class SearchJob:
         return f"{self.model} {self.cell.dataset}/{self.cell}"
 
 
-def plan_jobs(cells: list[TaskConfig], models: list[str], kappa: bool,
+def plan_jobs(cells: list[TaskCell], models: list[str], kappa: bool,
               data_seed: int = 0) -> list[SearchJob]:
     """The searches to run, in order; with ``kappa``, N*_n for n = 2..L and N*_joint.
 
@@ -30,7 +30,7 @@ def plan_jobs(cells: list[TaskConfig], models: list[str], kappa: bool,
     """
     jobs: dict[SearchJob, None] = {}  # ordered, and O(1) dedup for sweeps of thousands
     for cell in cells:
-        family = [cell.with_length(n) for n in range(2, cell.max_len + 1)] + [cell.joint(), cell] \
+        family = [cell.with_length(n) for n in cell.joint().lengths] + [cell.joint(), cell] \
             if kappa else [cell]
         for model in models:
             for c in family:
@@ -38,7 +38,7 @@ def plan_jobs(cells: list[TaskConfig], models: list[str], kappa: bool,
     return list(jobs)
 
 
-def kappa_groups(jobs: list[SearchJob]) -> dict[tuple[TaskConfig, str], list[SearchJob]]:
+def kappa_groups(jobs: list[SearchJob]) -> dict[tuple[TaskCell, str], list[SearchJob]]:
     """The jobs of each κ: (joint cell, model) -> [fixed n = 2..L jobs]."""
     groups = {}
     known = set(jobs)

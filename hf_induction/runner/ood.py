@@ -8,7 +8,6 @@ from datetime import datetime, timezone
 import numpy as np
 import torch
 
-from ..metrics import state_tracking_metrics
 from ..results import OodRow, ResultsFolder, run_key
 from ..tasks import generate
 from ..training import TrainSettings, train_model
@@ -42,8 +41,7 @@ def ood_check(probe: JournalProbe, n: int, settings: TrainSettings,
     result, model = train_model(model_factory, probe.data(n), n, best["lr"], best["seed"],
                                 settings)
     test = generate(job.cell, "test", None, job.data_seed)
-    metrics = state_tracking_metrics(predict(model, test.input_ids, settings.device),
-                                     test.labels, job.cell.group.order)
+    metrics = job.cell.metrics(predict(model, test.input_ids, settings.device), test.labels)
     row = OodRow(
         key=key, dataset=job.cell.dataset, config=str(job.cell), model=job.model,
         model_config_hash=fields["model_config_hash"], n=int(n), lr=float(result.lr),

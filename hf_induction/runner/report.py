@@ -13,11 +13,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .. import tasks
 from ..hub.leaderboard import fmt_number as fmt
 from ..hub.leaderboard import markdown_table
 from ..models import PRESETS, build_config, model_config_hash
 from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
-from ..tasks import TaskConfig, vocab_of
 from .budgets import BUDGETS
 from .tables import kappa_rows, latest
 
@@ -32,7 +32,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def model_preset_of(row: NstarRow | OodRow | KappaRow) -> str:
     """The preset whose config the row's model was, or "custom"."""
-    vocab = vocab_of(TaskConfig.parse(row.dataset, row.config)).size
+    vocab = tasks.parse(row.dataset, row.config).vocab
     for preset in PRESETS:
         try:
             if model_config_hash(build_config(row.model, vocab, preset)) == row.model_config_hash:
@@ -70,8 +70,8 @@ SEARCH_COLUMNS = ("task", "config", "model", "preset", "N*", "bracket", "pool", 
 
 
 def _cell_sort(r) -> tuple:
-    c = TaskConfig.parse(r.dataset, r.config)
-    return (c.format, c.group_param or 0, c.dist != "fixed", c.max_len, c.dist)
+    c = tasks.parse(r.dataset, r.config)
+    return (c.kind, c.family_param, c.dist != "fixed", c.max_len, c.dist)
 
 
 def kappa_table(rows: Sequence[KappaRow]) -> list[list[str]]:
@@ -103,7 +103,7 @@ OOD_COLUMNS = ("task", "trained on", "model", "N", "lr", "seed", "steps", "val l
 
 @dataclass(frozen=True)
 class GroupSeries:
-    """N* of one (task, format, L, dist, model) against the group parameter."""
+    """N* of one (task, kind, L, dist, model) against the family parameter (m, k or V)."""
 
     dataset: str
     family: str
@@ -112,12 +112,11 @@ class GroupSeries:
 
 
 def nstar_vs_group(rows: Sequence[NstarRow]) -> list[GroupSeries]:
-    """Series with more than one group size (m of Z_m, or k of S_k)."""
+    """Series with more than one family parameter (m of Z_m, k of S_k, V symbols)."""
     series: dict[tuple, list] = defaultdict(list)
     for r in rows:
-        c = TaskConfig.parse(r.dataset, r.config)
-        family = f"{c.format}_L{c.max_len}" + ("" if c.dist == "fixed" else f"_{c.dist}")
-        series[(r.dataset, family, r.model)].append((c.group_param, r))
+        c = tasks.parse(r.dataset, r.config)
+        series[(r.dataset, c.family_name(), r.model)].append((c.family_param, r))
     return [GroupSeries(d, f, m, tuple(sorted(pts, key=lambda p: p[0])))
             for (d, f, m), pts in sorted(series.items()) if len(pts) > 1]
 

@@ -22,7 +22,7 @@ from ..results import (
     run_key,
 )
 from ..search import ProbeOutcome, SearchSettings, run_search
-from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, vocab_of
+from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION
 from ..training import TrainSettings
 from .checkpoints import push_winners
 from .job import SearchJob, kappa_groups
@@ -84,7 +84,7 @@ def _hardware(device: str) -> str:
 
 def model_config(job: SearchJob, campaign: Campaign):
     """The config of the job's model: the campaign's preset at the cell's vocabulary."""
-    return build_config(job.model, vocab_of(job.cell).size, campaign.model_preset,
+    return build_config(job.model, job.cell.vocab, campaign.model_preset,
                         **campaign.model_overrides)
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import yaml
 
-from ..tasks import TaskConfig
+from ..tasks import TaskCell, TaskConfig, parse
 from .job import SearchJob, plan_jobs
 
-KEYS = {"dataset", "formats", "lengths", "dists", "groups", "models", "kappa", "ood"}
+KEYS = {"dataset", "configs", "formats", "lengths", "dists", "groups", "models", "kappa", "ood"}
 # 'budget:' holds budget and search flags (max_steps: 5000, lrs: [1e-3, 1e-4], ...).
 TOP_KEYS = {"sweep", "budget"}
 
@@ -20,7 +20,7 @@ class Sweep:
     """The searches of a sweep file, in file order, and the cells given the OOD check."""
 
     jobs: list[SearchJob]
-    ood_cells: tuple[TaskConfig, ...] = ()
+    ood_cells: tuple[TaskCell, ...] = ()
 
 
 def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
@@ -42,23 +42,29 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
                          f"{sorted(TOP_KEYS)} (the budget is read by the command line)")
     # A dict keeps file order and dedups in O(1): the paper grid has 3,330 jobs.
     jobs: dict[SearchJob, None] = {}
-    ood_cells: list[TaskConfig] = []
+    ood_cells: list[TaskCell] = []
     for i, entry in enumerate(entries):
         where = f"{path}: sweep entry {i}"
         if not isinstance(entry, dict):
             raise ValueError(f"{where} is not a mapping")
         unknown = set(entry) - KEYS
-        missing = {"dataset", "formats", "lengths", "models"} - set(entry)
+        # Cells by name (any family), or a word problem's grid of formats x lengths x ...
+        needed = {"dataset", "models"} | ({"configs"} if "configs" in entry
+                                          else {"formats", "lengths"})
+        missing = needed - set(entry)
         if unknown or missing:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}, missing keys "
                              f"{sorted(missing)}; allowed: {sorted(KEYS)}")
         try:
-            cells = [
-                TaskConfig(entry["dataset"], fmt, int(length), dist, group)
-                for fmt in entry["formats"] for length in entry["lengths"]
-                for dist in entry.get("dists", ["fixed"])
-                for group in entry.get("groups", [None])
-            ]
+            if "configs" in entry:
+                cells = [parse(entry["dataset"], name) for name in entry["configs"]]
+            else:
+                cells = [
+                    TaskConfig(entry["dataset"], fmt, int(length), dist, group)
+                    for fmt in entry["formats"] for length in entry["lengths"]
+                    for dist in entry.get("dists", ["fixed"])
+                    for group in entry.get("groups", [None])
+                ]
         except (TypeError, ValueError) as e:
             raise ValueError(f"{where}: {e}") from e
         for job in plan_jobs(cells, list(entry["models"]), bool(entry.get("kappa", False)),

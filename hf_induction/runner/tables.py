@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from .. import tasks
 from ..results import KappaRow, NstarRow, ResultsFolder, run_key
-from ..tasks import TaskConfig
 
 
 def kappa_from_nstar(rows: list[NstarRow]) -> list[KappaRow]:
@@ -21,7 +21,7 @@ def kappa_from_nstar(rows: list[NstarRow]) -> list[KappaRow]:
     out = []
     for (dataset, *_), configs in sorted(by_cell.items()):
         for name, joint in sorted(configs.items()):
-            cell = TaskConfig.parse(dataset, name)
+            cell = tasks.parse(dataset, name)
             if cell.dist != "uniform":
                 continue
             fixed = {n: configs.get(str(cell.with_length(n))) for n in cell.lengths}

@@ -1,12 +1,14 @@
-"""Tasks: groups, the config grammar, sampling without replacement and the token layout.
+"""Tasks: the `TaskCell` protocol, the family registry, the group word problems, sampling
+without replacement and the token layout.
 
 Pure numpy; nothing here knows about torch or models.
 """
 
-from .cell import Examples, generate, vocab_of
-from .config import DATASETS, DISTS, FORMATS, GRAMMAR, TaskConfig
+from .cell import SCALAR, SEQUENCE, Examples, TaskCell, generate, vocab_of
+from .config import DISTS, FORMATS, GRAMMAR, TaskConfig
 from .groups import CyclicGroup, Group, SymmetricGroup, cyclic, symmetric
 from .layout import IGNORE, LAYOUT_VERSION, SPECIAL_TOKENS, Vocab, encode, prompt_length
+from .registry import DATASETS, FAMILIES, family, grammar, parse
 from .sampling import (
     DEFAULT_TRAIN_SIZE,
     GENERATOR_VERSION,
@@ -18,9 +20,10 @@ from .sampling import (
 )
 
 __all__ = [
-    "DATASETS", "DEFAULT_TRAIN_SIZE", "DISTS", "FORMATS", "GENERATOR_VERSION", "GRAMMAR",
-    "IGNORE", "LAYOUT_VERSION", "SPECIAL_TOKENS",
-    "SPLITS", "CyclicGroup", "Examples", "Group", "SymmetricGroup", "TaskConfig", "Vocab",
-    "cyclic", "encode", "generate", "pool_size", "prompt_length", "sample_split", "symmetric",
-    "train_pool_size", "validation_sizes", "vocab_of",
+    "DATASETS", "DEFAULT_TRAIN_SIZE", "DISTS", "FAMILIES", "FORMATS", "GENERATOR_VERSION",
+    "GRAMMAR", "IGNORE", "LAYOUT_VERSION", "SCALAR", "SEQUENCE", "SPECIAL_TOKENS", "SPLITS",
+    "CyclicGroup", "Examples", "Group", "SymmetricGroup", "TaskCell", "TaskConfig", "Vocab",
+    "cyclic", "encode", "family", "generate", "grammar", "parse", "pool_size",
+    "prompt_length", "sample_split", "symmetric", "train_pool_size", "validation_sizes",
+    "vocab_of",
 ]

@@ -1,4 +1,5 @@
-"""The one parser for task config names, used by the builders, the CLI and the search.
+"""The group word problems (modadd, permutation): their cells, the one parser of their config
+names, and everything the `TaskCell` protocol asks of a family.
 
 Grammar::
 
@@ -13,16 +14,23 @@ name (defaults left out), and ``parse(str(c)) == c``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import ClassVar
 
+import numpy as np
+
+from ..citations import INDUCTION_BIAS, Paper
+from .cell import SEQUENCE, Examples, TaskCell
 from .groups import MAX_SYMMETRIC_DEGREE, Group, cyclic, symmetric
-from .layout import FORMAT_NAMES
+from .layout import FORMAT_NAMES, Vocab, encode, sequence_length
 
-DATASETS = ("modadd", "permutation")
+GROUP_DATASETS = ("modadd", "permutation")
 FORMATS = FORMAT_NAMES
 DISTS = ("fixed", "uniform", "s2l")
 DEFAULT_GROUP_PARAM = {"modadd": 5, "permutation": 5}
 GROUP_PREFIX = {"modadd": "m", "permutation": "S"}
+# How a group is written in tables and cards: Z_5, S_5.
+GROUP_PREFIX_DISPLAY = {"modadd": "Z", "permutation": "S"}
 
 GRAMMAR = (
     "config names follow '{format}_L{L}[_{dist}][_m{m}]' for modadd and "
@@ -39,8 +47,13 @@ _NAME = re.compile(
 
 
 @dataclass(frozen=True)
-class TaskConfig:
-    """One cell of the task grid: dataset, supervision format, length law and group."""
+class TaskConfig(TaskCell):
+    """One cell of a group word problem: dataset, supervision format, length law and group."""
+
+    COLUMNS: ClassVar[dict[str, str]] = {"elements": SEQUENCE, "states": SEQUENCE}
+    GRAMMAR: ClassVar[str] = GRAMMAR
+    PAPER: ClassVar[Paper] = INDUCTION_BIAS
+    TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "length 2L"}
 
     dataset: str
     format: str
@@ -49,8 +62,9 @@ class TaskConfig:
     group_param: int | None = None
 
     def __post_init__(self):
-        if self.dataset not in DATASETS:
-            raise ValueError(f"unknown dataset {self.dataset!r}; allowed: {', '.join(DATASETS)}")
+        if self.dataset not in GROUP_DATASETS:
+            raise ValueError(
+                f"unknown dataset {self.dataset!r}; allowed: {', '.join(GROUP_DATASETS)}")
         if self.group_param is None:
             object.__setattr__(self, "group_param", DEFAULT_GROUP_PARAM[self.dataset])
         if self.format not in FORMATS:
@@ -75,8 +89,8 @@ class TaskConfig:
     @classmethod
     def parse(cls, dataset: str, name: str) -> TaskConfig:
         """Parse a config name such as ``acot_L20`` for ``dataset``; ValueError if malformed."""
-        if dataset not in DATASETS:
-            raise ValueError(f"unknown dataset {dataset!r}; allowed: {', '.join(DATASETS)}")
+        if dataset not in GROUP_DATASETS:
+            raise ValueError(f"unknown dataset {dataset!r}; allowed: {', '.join(GROUP_DATASETS)}")
         m = _NAME.match(name) if isinstance(name, str) else None
         if m is None:
             raise ValueError(f"cannot parse config name {name!r}; {GRAMMAR}")
@@ -100,27 +114,63 @@ class TaskConfig:
         return name
 
     @property
-    def name(self) -> str:
-        return str(self)
-
-    @property
     def group(self) -> Group:
         return cyclic(self.group_param) if self.dataset == "modadd" else symmetric(self.group_param)
-
-    @property
-    def lengths(self) -> tuple[int, ...]:
-        """The sequence lengths n in play: (L,) for fixed, 2..L otherwise."""
-        return (self.max_len,) if self.dist == "fixed" else tuple(range(2, self.max_len + 1))
 
     @property
     def test_length(self) -> int:
         """Out-of-distribution length: twice the maximum training length."""
         return 2 * self.max_len
 
-    def with_length(self, n: int) -> TaskConfig:
-        """The fixed-length-n cell with this format and group (one term of kappa's sum)."""
-        return replace(self, max_len=n, dist="fixed")
+    @property
+    def test_splits(self) -> dict[str, tuple[int, ...]]:
+        return {"test": (self.test_length,)}
 
-    def joint(self) -> TaskConfig:
-        """The uniform 2..L cell with this format and group (kappa's denominator)."""
-        return replace(self, dist="uniform")
+    @property
+    def vocab(self) -> Vocab:
+        return Vocab(self.group.order)
+
+    def symbol_names(self) -> list[str]:
+        return self.group.element_names()
+
+    def pool_size(self, n: int) -> int:
+        return self.group.order**n
+
+    def stream_key(self, n: int) -> list[int]:
+        from .sampling import group_stream_key
+
+        return group_stream_key(self.group, n)
+
+    def stream(self, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
+        from .sampling import group_words
+
+        return group_words(self.group, n, count, rng)
+
+    def encode(self, items: np.ndarray, lengths: np.ndarray) -> Examples:
+        states = self.group.scan(items)
+        ids, labels = encode(self.format, items, states, lengths, self.vocab)
+        return Examples(lengths, ids, labels, sequence_length(self.format, lengths),
+                        {"elements": items, "states": states})
+
+    def metrics(self, predictions, labels) -> dict[str, float]:
+        from ..metrics import state_tracking_metrics
+
+        return state_tracking_metrics(predictions, labels, self.group.order)
+
+    def describe(self) -> dict[str, str]:
+        return {"group": self.group.name, "format": self.format}
+
+    @property
+    def variant(self) -> str:
+        return f"{GROUP_PREFIX_DISPLAY[self.dataset]}_{self.group_param}"
+
+    @property
+    def kind(self) -> str:
+        return self.format
+
+    @property
+    def family_param(self) -> int:
+        return self.group_param
+
+    def token_length(self, n: int) -> int:
+        return sequence_length(self.format, n)

@@ -32,7 +32,8 @@ LAYOUT_VERSION = 2
 
 @dataclass(frozen=True)
 class Vocab:
-    """Token ids of a group of ``order`` elements."""
+    """Token ids of a vocabulary of ``order`` symbols (group elements, letters), then the
+    special tokens BOS, SEP, EOS, PAD: the layout every family shares."""
 
     order: int
 
@@ -55,6 +56,10 @@ class Vocab:
     @property
     def size(self) -> int:
         return self.order + 4
+
+    def special_token_ids(self) -> dict[str, int]:
+        """The ids a model config carries (`transformers` names)."""
+        return {"bos_token_id": self.bos, "eos_token_id": self.eos, "pad_token_id": self.pad}
 
 
 def _check_format(fmt: str) -> None:

@@ -1,20 +1,19 @@
-"""Sampling words without replacement, and the train/validation/test split of a cell.
+"""Sampling items without replacement, and the train/validation/test splits of a cell.
 
 Every random choice comes from a local ``numpy.random.default_rng`` keyed by
-(seed, purpose, group, length), so a cell is a pure function of (config, split, size,
-seed). Each length n has ONE random order of its distinct words (a "stream"): the
-validation set takes the first ``v_n`` words and the training set the words after them,
-so validation never changes with the training size and training sets are nested.
-Streams are prefix-stable: asking for more words never changes the earlier ones.
+(seed, purpose, the pool's key), so a cell is a pure function of (config, split, size,
+seed). Each length n has ONE random order of its distinct items (a "stream", the family's
+`TaskCell.stream`): the validation set takes the first ``v_n`` items and the training set
+the items after them, so validation never changes with the training size and training sets
+are nested. Streams are prefix-stable: asking for more items never changes the earlier ones.
+Test splits hold other lengths than training, so they are disjoint from it by construction.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from .config import TaskConfig
+from .cell import TaskCell
 from .groups import CyclicGroup, Group
 
 # Bumped whenever a change alters any generated example for an existing (config, seed).
@@ -26,9 +25,9 @@ TEST_SIZE = 2000
 DEFAULT_TRAIN_SIZE = 100_000
 SPLITS = ("train", "validation", "test")
 
-# Pools up to this size are shuffled whole (exact, cheap); larger ones are drawn at
-# random and de-duplicated. The choice depends on the pool alone, never on the request,
-# so that a stream is the same whatever size is asked of it.
+# Pools up to this size are enumerated and shuffled whole (exact, cheap); larger ones are
+# drawn at random and de-duplicated. The choice depends on the pool alone, never on the
+# request, so that a stream is the same whatever size is asked of it.
 PERMUTATION_POOL_LIMIT = 1 << 22
 FIRST_CHUNK = 1 << 16
 
@@ -36,13 +35,33 @@ _WORDS, _LENGTHS, _TEST = 0, 1, 2
 
 
 def pool_size(group: Group, n: int) -> int:
-    """Number of distinct words of length n: |G|^n (exact Python int)."""
+    """Number of distinct words of length n over a group: |G|^n (exact Python int)."""
     return group.order**n
 
 
-def _seed_key(seed: int, purpose: int, group: Group, n: int) -> list[int]:
-    kind = 0 if isinstance(group, CyclicGroup) else 1
-    return [int(seed), purpose, kind, group.order, n]
+def group_stream_key(group: Group, n: int) -> list[int]:
+    return [0 if isinstance(group, CyclicGroup) else 1, group.order, n]
+
+
+def first_occurrences(rows: np.ndarray) -> np.ndarray:
+    """Row indices of the first occurrence of each distinct row, in stream order."""
+    rows = np.ascontiguousarray(rows)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first = np.unique(keys, return_index=True)
+    return np.sort(first)
+
+
+def distinct_draws(draw, count: int, rng: np.random.Generator) -> np.ndarray:
+    """The first ``count`` distinct rows of the draws ``draw(rng, size)`` makes, in doubling
+    chunks from one generator (prefix-stable: more rows never change the earlier ones)."""
+    chunks, size = [], FIRST_CHUNK
+    while True:
+        chunks.append(draw(rng, size))
+        rows = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
+        first = first_occurrences(rows)
+        if len(first) >= count:
+            return rows[first[:count]]
+        size *= 2
 
 
 def _decode(codes: np.ndarray, order: int, n: int, dtype) -> np.ndarray:
@@ -55,47 +74,48 @@ def _decode(codes: np.ndarray, order: int, n: int, dtype) -> np.ndarray:
     return words
 
 
-def _first_occurrences(words: np.ndarray) -> np.ndarray:
-    """Row indices of the first occurrence of each distinct row, in stream order."""
-    rows = np.ascontiguousarray(words)
-    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
-    _, first = np.unique(keys, return_index=True)
-    return np.sort(first)
-
-
-def unique_words(group: Group, n: int, count: int, seed: int, purpose: int = _WORDS) -> np.ndarray:
+def group_words(group: Group, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
     """The first ``count`` words of a random order of all |G|^n words: [count, n] ids."""
     pool = pool_size(group, n)
-    if count > pool:
-        raise ValueError(
-            f"asked for {count} distinct words of length {n} over {group.name}, "
-            f"but only {pool} exist"
-        )
-    rng = np.random.default_rng(_seed_key(seed, purpose, group, n))
     dtype = group.id_dtype
     if pool <= PERMUTATION_POOL_LIMIT:
         return _decode(rng.permutation(pool)[:count], group.order, n, dtype)
-    chunks, size = [], FIRST_CHUNK
-    while True:
-        chunks.append(rng.integers(0, group.order, size=(size, n), dtype=dtype))
-        words = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
-        first = _first_occurrences(words)
-        if len(first) >= count:
-            return words[first[:count]]
-        size *= 2
+    return distinct_draws(
+        lambda r, size: r.integers(0, group.order, size=(size, n), dtype=dtype), count, rng)
 
 
-def validation_sizes(cfg: TaskConfig) -> dict[int, int]:
-    """Validation examples per length: 2,000 in all, or 20% of the pool if smaller.
+def _rng(cell: TaskCell, seed: int, purpose: int, n: int) -> np.random.Generator:
+    return np.random.default_rng([int(seed), purpose, *cell.stream_key(n)])
 
-    Spread evenly over the lengths in play, never more than 20% of one length's pool
-    (water-filling: what a small length cannot take goes to the longer ones). Every
-    length keeps at least one example, so no validation set is ever empty.
-    """
-    caps = {n: max(1, int(pool_size(cfg.group, n) * VALIDATION_FRACTION)) for n in cfg.lengths}
-    remaining = min(VALIDATION_SIZE, sum(caps.values()))
-    sizes = dict.fromkeys(cfg.lengths, 0)
-    order = sorted(cfg.lengths, key=lambda n: (caps[n], n))
+
+def stream(cell: TaskCell, n: int, count: int, seed: int, purpose: int = _WORDS) -> np.ndarray:
+    """The first ``count`` items of the stream of length n: ``[count, item_width(n)]``."""
+    pool = cell.pool_size(n)
+    if count > pool:
+        raise ValueError(
+            f"{cell.dataset}/{cell}: asked for {count} distinct items of length {n}, but only "
+            f"{pool} exist"
+        )
+    return cell.stream(n, count, _rng(cell, seed, purpose, n))
+
+
+def unique_words(group: Group, n: int, count: int, seed: int, purpose: int = _WORDS):
+    """A group's word stream (the words of every modadd/permutation cell over ``group``)."""
+    if count > pool_size(group, n):
+        raise ValueError(
+            f"asked for {count} distinct words of length {n} over {group.name}, "
+            f"but only {pool_size(group, n)} exist"
+        )
+    rng = np.random.default_rng([int(seed), purpose, *group_stream_key(group, n)])
+    return group_words(group, n, count, rng)
+
+
+def _spread(total: int, caps: dict[int, int]) -> dict[int, int]:
+    """``total`` examples over the lengths of ``caps``: evenly, never more than a length's
+    cap (water-filling: what a small length cannot take goes to the longer ones)."""
+    remaining = min(total, sum(caps.values()))
+    sizes = dict.fromkeys(caps, 0)
+    order = sorted(caps, key=lambda n: (caps[n], n))
     for i, n in enumerate(order):
         sizes[n] = min(caps[n], remaining // (len(order) - i))
         remaining -= sizes[n]
@@ -106,48 +126,56 @@ def validation_sizes(cfg: TaskConfig) -> dict[int, int]:
     return sizes
 
 
-def train_pool_size(cfg: TaskConfig) -> int:
+def validation_sizes(cell: TaskCell) -> dict[int, int]:
+    """Validation examples per length: 2,000 in all, or 20% of the pool if smaller.
+
+    Spread evenly over the lengths in play, never more than 20% of one length's pool. Every
+    length keeps at least one example, so no validation set is ever empty.
+    """
+    caps = {n: max(1, int(cell.pool_size(n) * VALIDATION_FRACTION)) for n in cell.lengths}
+    return _spread(VALIDATION_SIZE, caps)
+
+
+def test_sizes(cell: TaskCell, split: str, size: int | None = None) -> dict[int, int]:
+    """Rows per length of a test split: ``size`` (default 2,000) spread over its lengths,
+    capped by each length's pool."""
+    caps = {n: cell.pool_size(n) for n in cell.test_splits[split]}
+    return _spread(TEST_SIZE if size is None else size, caps)
+
+
+def train_pool_size(cell: TaskCell) -> int:
     """Distinct training examples available once validation has taken its share."""
-    val = validation_sizes(cfg)
-    return sum(pool_size(cfg.group, n) - val[n] for n in cfg.lengths)
+    val = validation_sizes(cell)
+    return sum(cell.pool_size(n) - val[n] for n in cell.lengths)
 
 
-@dataclass(frozen=True)
-class Words:
-    """A batch of words of possibly different lengths, right-padded with zeros."""
-
-    elements: np.ndarray  # [K, max_n] group ids
-    lengths: np.ndarray  # [K]
-
-    def __len__(self) -> int:
-        return len(self.lengths)
-
-
-def _stack(parts: list[np.ndarray], dtype) -> Words:
-    width = max((p.shape[1] for p in parts), default=0)
-    out = np.zeros((sum(len(p) for p in parts), width), dtype=dtype)
+def _stack(cell: TaskCell, parts: list[tuple[int, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Items of possibly different lengths, right-padded with zeros, and their lengths."""
+    width = max((p.shape[1] for _, p in parts), default=0)
+    dtype = parts[0][1].dtype if parts else np.int64
+    out = np.zeros((sum(len(p) for _, p in parts), width), dtype=dtype)
     lengths = np.empty(len(out), dtype=np.int64)
     start = 0
-    for p in parts:
+    for n, p in parts:
         out[start : start + len(p), : p.shape[1]] = p
-        lengths[start : start + len(p)] = p.shape[1]
+        lengths[start : start + len(p)] = n
         start += len(p)
-    return Words(out, lengths)
+    return out, lengths
 
 
-def _uniform_lengths(cfg: TaskConfig, capacity: dict[int, int], count: int, seed: int):
-    """Lengths drawn uniformly on 2..L; a draw of an exhausted length is dropped.
+def _uniform_lengths(cell: TaskCell, capacity: dict[int, int], count: int, seed: int):
+    """Lengths drawn uniformly on the lengths in play; a draw of an exhausted length is dropped.
 
-    Dropping is the same as redrawing among the lengths that still have words, and it
+    Dropping is the same as redrawing among the lengths that still have items, and it
     keeps the sequence prefix-stable. Returns (lengths [count], rank within its length).
     """
-    lengths = np.asarray(cfg.lengths)
-    rng = np.random.default_rng(_seed_key(seed, _LENGTHS, cfg.group, cfg.max_len))
+    lengths = np.asarray(cell.lengths)
+    rng = _rng(cell, seed, _LENGTHS, cell.max_len)
     draws, size = np.empty(0, dtype=np.int64), FIRST_CHUNK
     while True:
         draws = np.concatenate([draws, rng.choice(lengths, size=size)])
         rank = np.empty(len(draws), dtype=np.int64)
-        for n in cfg.lengths:
+        for n in cell.lengths:
             where = np.flatnonzero(draws == n)
             rank[where] = np.arange(len(where))
         keep = rank < _lookup(capacity, draws)
@@ -165,48 +193,56 @@ def _lookup(table: dict[int, int], keys: np.ndarray) -> np.ndarray:
     return values[keys]
 
 
-def sample_split(cfg: TaskConfig, split: str, size: int | None, seed: int) -> Words:
-    """The words of one split of a cell.
+def sample_split(cell: TaskCell, split: str, size: int | None,
+                 seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The items of one split of a cell, padded, and their lengths.
 
-    train: the first ``size`` words of the cell's training order (nested in ``size``);
-    validation: the fixed validation set (``size`` ignored); test: ``size`` (default
-    2,000, capped at the pool) words of length 2L.
+    train: the first ``size`` items of the cell's training order (nested in ``size``);
+    validation: the fixed validation set (``size`` ignored); a test split: ``size``
+    (default 2,000, capped at the pool) items over its lengths.
     """
-    group, dtype = cfg.group, cfg.group.id_dtype
     if split == "validation":
-        val = validation_sizes(cfg)
-        return _stack([unique_words(group, n, val[n], seed) for n in cfg.lengths], dtype)
-    if split == "test":
-        n = cfg.test_length
-        count = min(TEST_SIZE, pool_size(group, n)) if size is None else size
-        return _stack([unique_words(group, n, count, seed, purpose=_TEST)], dtype)
+        val = validation_sizes(cell)
+        return _stack(cell, [(n, stream(cell, n, val[n], seed)) for n in cell.lengths])
+    if split in cell.test_splits:
+        sizes = test_sizes(cell, split, size)
+        if size is not None and sum(sizes.values()) < size:
+            raise ValueError(f"{cell.dataset}/{cell}: asked for {size} {split} examples, but "
+                             f"the pool holds {sum(sizes.values())}")
+        return _stack(cell, [(n, stream(cell, n, k, seed, purpose=_TEST))
+                             for n, k in sizes.items() if k])
     if split != "train":
-        raise ValueError(f"unknown split {split!r}; allowed: {', '.join(SPLITS)}")
-    available = train_pool_size(cfg)
+        raise ValueError(f"unknown split {split!r}; allowed: {', '.join(cell.splits)}")
+    available = train_pool_size(cell)
     size = min(DEFAULT_TRAIN_SIZE, available) if size is None else size
     if size < 0 or size > available:
         raise ValueError(
-            f"{cfg.dataset}/{cfg}: asked for {size} training examples, but the pool holds "
+            f"{cell.dataset}/{cell}: asked for {size} training examples, but the pool holds "
             f"{available} distinct sequences once the validation set is set aside "
-            f"(|G|={group.order}, lengths {cfg.lengths[0]}..{cfg.lengths[-1]})"
+            f"({cell.variant}, lengths {cell.lengths[0]}..{cell.lengths[-1]})"
         )
-    val = validation_sizes(cfg)
-    capacity = {n: pool_size(group, n) - val[n] for n in cfg.lengths}
-    if cfg.dist == "uniform":
-        lengths, rank = _uniform_lengths(cfg, capacity, size, seed)
-        words = np.zeros((size, cfg.max_len), dtype=dtype)
-        for n in cfg.lengths:
+    val = validation_sizes(cell)
+    capacity = {n: cell.pool_size(n) - val[n] for n in cell.lengths}
+    if cell.dist == "uniform":
+        lengths, rank = _uniform_lengths(cell, capacity, size, seed)
+        parts = {}
+        for n in cell.lengths:
             where = np.flatnonzero(lengths == n)
             if len(where):
-                stream = unique_words(group, n, val[n] + int(rank[where].max()) + 1, seed)
-                words[where, :n] = stream[val[n] + rank[where]]
-        return Words(words, lengths.astype(np.int64))
-    # fixed and s2l: every word of length n before any of length n + 1.
+                items = stream(cell, n, val[n] + int(rank[where].max()) + 1, seed)
+                parts[n] = (where, items[val[n] + rank[where]])
+        width = max((cell.item_width(n) for n in parts), default=0)
+        dtype = next(iter(parts.values()))[1].dtype if parts else np.int64
+        out = np.zeros((size, width), dtype=dtype)
+        for where, items in parts.values():
+            out[where, : items.shape[1]] = items
+        return out, lengths.astype(np.int64)
+    # fixed and s2l: every item of length n before any of length n + 1.
     parts, left = [], size
-    for n in cfg.lengths:
+    for n in cell.lengths:
         take = min(left, capacity[n])
-        parts.append(unique_words(group, n, val[n] + take, seed)[val[n] :])
+        parts.append((n, stream(cell, n, val[n] + take, seed)[val[n] :]))
         left -= take
         if left == 0:
             break
-    return _stack(parts, dtype)
+    return _stack(cell, parts)

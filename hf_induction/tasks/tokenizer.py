@@ -1,26 +1,29 @@
 """A word-level tokenizer per vocabulary, so text such as ``"3 1 4 ="`` gives the layout's ids.
 
-Element tokens are the group's element names ("3" in Z_m, "10234" in S_5), then
-``<bos>``, ``=`` (SEP), ``<eos>``, ``<pad>``. Encoding prepends ``<bos>``, as every
+Symbol tokens are the family's symbol names ("3" in Z_m, "10234" in S_5, "c" in retrieval),
+then ``<bos>``, ``=`` (SEP), ``<eos>``, ``<pad>``. Encoding prepends ``<bos>``, as every
 example starts with it. transformers is imported here only, so the rest of the tasks
 room stays numpy-only.
 """
 
 from __future__ import annotations
 
-from .config import TaskConfig
+from .cell import TaskCell
 from .groups import Group
 from .layout import SPECIAL_TOKENS, Vocab
 
 
-def build_tokenizer(group_or_cfg: Group | TaskConfig):
+def build_tokenizer(cell_or_group: TaskCell | Group):
     """A ``PreTrainedTokenizerFast`` whose ids follow the token layout exactly."""
     from tokenizers import Tokenizer, models, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 
-    group = group_or_cfg.group if isinstance(group_or_cfg, TaskConfig) else group_or_cfg
-    names = group.element_names() + list(SPECIAL_TOKENS)
-    vocab = Vocab(group.order)
+    if isinstance(cell_or_group, Group):
+        symbols = cell_or_group.element_names()
+    else:
+        symbols = cell_or_group.symbol_names()
+    names = symbols + list(SPECIAL_TOKENS)
+    vocab = Vocab(len(symbols))
     bos, sep, eos, pad = SPECIAL_TOKENS
     core = Tokenizer(models.WordLevel({tok: i for i, tok in enumerate(names)}, unk_token=pad))
     core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()

@@ -7,11 +7,13 @@ import torch
 from transformers import AutoConfig, AutoModelForCausalLM
 
 from hf_induction.models import MODEL_NAMES, build_model, model_config_hash
+from hf_induction.tasks import Vocab
 
 from .model_checks import assert_backward_reaches_all_parameters, assert_generate_matches_stepwise
 
 # Z_5 in the task layout: elements 0..4, BOS 5, SEP 6, EOS 7, PAD 8.
-VOCAB = 9
+TASK_VOCAB = Vocab(5)
+VOCAB = TASK_VOCAB.size
 
 
 def random_ids(batch_size: int, seq_len: int, seed: int = 1) -> torch.LongTensor:
@@ -23,7 +25,7 @@ def random_ids(batch_size: int, seq_len: int, seed: int = 1) -> torch.LongTensor
 @pytest.fixture(scope="module", params=MODEL_NAMES)
 def tiny_model(request):
     torch.manual_seed(0)
-    return build_model(request.param, vocab_size=VOCAB, preset="tiny").eval()
+    return build_model(request.param, vocab_size=TASK_VOCAB, preset="tiny").eval()
 
 
 def test_shared_fields_and_special_tokens(tiny_model):

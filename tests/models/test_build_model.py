@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from hf_induction.models import MODEL_NAMES, PRESETS, build_model, model_config_hash
+from hf_induction.tasks import Vocab
 
 
 def test_model_names_and_presets():
@@ -37,7 +38,7 @@ def llama_config_dir(tmp_path):
 
 
 def test_hf_prefix_builds_any_config_with_the_task_vocabulary(llama_config_dir):
-    model = build_model(f"hf:{llama_config_dir}", vocab_size=9, num_hidden_layers=1)
+    model = build_model(f"hf:{llama_config_dir}", vocab_size=Vocab(5), num_hidden_layers=1)
     config = model.config
     assert type(model).__name__ == "LlamaForCausalLM"
     assert (config.vocab_size, config.num_hidden_layers, config.hidden_size) == (9, 1, 16)
@@ -56,13 +57,22 @@ def test_hf_prefix_rejects_unknown_overrides(llama_config_dir):
         pytest.param(("transformer", 9), {}, "allowed: ", id="unknown_name"),
         pytest.param(("lstm", 9), {"preset": "huge"}, "allowed: ", id="unknown_preset"),
         pytest.param(("lstm", 9), {"hiden_size": 3}, "unknown override", id="unknown_override"),
-        pytest.param(("lstm", 4), {}, "at least 5", id="vocab_too_small"),
+        pytest.param(("lstm", 0), {}, "positive integer", id="vocab_too_small"),
         pytest.param(("dense_ssm", 9), {"state_norm": "rms"}, "state_norm", id="bad_value"),
     ],
 )
 def test_bad_inputs_raise_value_error_naming_allowed_values(args, kwargs, message):
     with pytest.raises(ValueError, match=message):
         build_model(*args, **kwargs)
+
+
+def test_a_bare_size_sets_no_special_tokens_and_clears_foreign_ones():
+    gpt2 = build_model("gpt2", vocab_size=9).config
+    # GPT-2's own 50256 cannot be a token of a 9-token vocabulary.
+    assert (gpt2.bos_token_id, gpt2.eos_token_id) == (None, None)
+    task = build_model("gpt2", vocab_size=Vocab(5)).config
+    assert (task.vocab_size, task.bos_token_id, task.eos_token_id, task.pad_token_id) == (
+        9, 5, 7, 8)
 
 
 def test_config_hash_is_stable_and_tells_configs_apart():

@@ -1,0 +1,32 @@
+"""The task families: dataset name -> its cell class. One line per family.
+
+Every room that meets a dataset name asks this registry for its cells (`parse`), so a new
+family is one module (a `TaskCell` subclass) and one line here.
+"""
+
+from __future__ import annotations
+
+from .cell import TaskCell
+from .config import TaskConfig
+
+FAMILIES: dict[str, type[TaskCell]] = {
+    "modadd": TaskConfig,
+    "permutation": TaskConfig,
+}
+DATASETS: tuple[str, ...] = tuple(FAMILIES)
+
+
+def family(dataset: str) -> type[TaskCell]:
+    if dataset not in FAMILIES:
+        raise ValueError(f"unknown dataset {dataset!r}; allowed: {', '.join(DATASETS)}")
+    return FAMILIES[dataset]
+
+
+def parse(dataset: str, name: str) -> TaskCell:
+    """The cell ``name`` of ``dataset`` (e.g. ("modadd", "acot_L20")); ValueError naming the
+    bad part and showing the family's grammar."""
+    return family(dataset).parse(dataset, name)
+
+
+def grammar(dataset: str) -> str:
+    return family(dataset).GRAMMAR
