@@ -53,17 +53,36 @@ def _state_mask(labels: np.ndarray, group_order: int | None) -> np.ndarray:
     return (labels >= 0) & (labels < group_order)
 
 
-def state_accuracy(predictions: Any, labels: Any, group_order: int | None = None) -> float:
+def token_accuracy(predictions: Any, labels: Any, symbols: int | None = None) -> float:
     """Accuracy over the supervised targets of every example, pooled.
 
-    With ``group_order`` only state targets count (cot's EOS label is left out);
-    without it every label other than -100 counts.
+    With ``symbols`` only targets that are symbols (ids below it) count, so EOS labels are
+    left out; without it every label other than -100 counts.
     """
     predictions, labels = _shifted(predictions, labels)
-    mask = _state_mask(labels, group_order)
+    mask = _state_mask(labels, symbols)
     if not mask.any():
         return float("nan")
     return float((predictions[mask] == labels[mask]).mean())
+
+
+def exact_match(predictions: Any, labels: Any, symbols: int | None = None) -> float:
+    """Fraction of examples whose every (symbol) target is right; examples without any are left
+    out. Teacher-forced, and equal to greedy generation's exact match: a generation is exactly
+    right if and only if every step's prediction from the right prefix is."""
+    predictions, labels = _shifted(predictions, labels)
+    mask = _state_mask(labels, symbols)  # [B, T-1]
+    has_target = mask.any(axis=1)
+    if not has_target.any():
+        return float("nan")
+    wrong = (mask & (predictions != labels)).any(axis=1)
+    return float((~wrong[has_target]).mean())
+
+
+def state_accuracy(predictions: Any, labels: Any, group_order: int | None = None) -> float:
+    """Accuracy over the state targets of a word problem: `token_accuracy` with the group's
+    elements as symbols (cot's EOS label is left out)."""
+    return token_accuracy(predictions, labels, group_order)
 
 
 def final_state_accuracy(predictions: Any, labels: Any, group_order: int) -> float:

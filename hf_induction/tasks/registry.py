@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from .cell import TaskCell
 from .config import TaskConfig
+from .copying import CopyConfig
+from .retrieval import RetrievalConfig
 
 FAMILIES: dict[str, type[TaskCell]] = {
     "modadd": TaskConfig,
     "permutation": TaskConfig,
+    "retrieval": RetrievalConfig,
+    "copy": CopyConfig,
 }
 DATASETS: tuple[str, ...] = tuple(FAMILIES)
 

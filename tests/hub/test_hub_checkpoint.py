@@ -43,13 +43,12 @@ from transformers import GPT2Config, GPT2LMHeadModel
 torch.manual_seed(0)
 cfg = TaskConfig.parse("modadd", "acot_L5")
 tokenizer = build_tokenizer(cfg)
-model = build_model("dense_ssm", vocab_size=len(tokenizer), preset="tiny")
+model = build_model("dense_ssm", vocab_size=cfg.vocab, preset="tiny")
 fields = {FIELDS!r}
 first = push_checkpoint(model, tokenizer, "org/dense", fields)
 again = push_checkpoint(model, tokenizer, "org/dense", fields)
-from hf_induction.models import special_token_ids
 gpt2 = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=9, n_positions=16,
-                                  **special_token_ids(9))).eval()
+                                  **cfg.vocab.special_token_ids())).eval()
 push_checkpoint(gpt2, tokenizer, "org/gpt2", {{**fields, "model": "gpt2"}})
 ids = tokenizer(["1 2 3 4 0"], return_tensors="pt")["input_ids"]
 with torch.no_grad():

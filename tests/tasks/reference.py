@@ -49,3 +49,47 @@ def example_by_hand(fmt, order, elements, states):
         prompt = n + 2
         return ids, [IGNORE] * prompt + ids[prompt:]
     raise AssertionError(fmt)
+
+
+def retrieval_by_hand(task, context, query):
+    """The answer of a retrieval item, or None if (context, query) is not an item of ``task``.
+
+    Pure Python, from the definitions: positions of the query, never adjacent; t = 1 for U*,
+    t >= 2 for N*; the answer is the right/left neighbour of the first/last occurrence; in an
+    N* item the first and last occurrences' neighbours (on the answer's side) both exist and
+    differ.
+    """
+    n = len(context)
+    at = [i for i, c in enumerate(context) if c == query]
+    if any(b - a == 1 for a, b in zip(at, at[1:])):
+        return None
+    unique = task.startswith("U")
+    if (unique and len(at) != 1) or (not unique and len(at) < 2):
+        return None
+    step = 1 if task[1] == "R" else -1
+    neighbours = [i + step for i in at]
+    if any(not 0 <= j < n for j in neighbours):
+        return None
+    first, last = context[neighbours[0]], context[neighbours[-1]]
+    if not unique and first == last:
+        return None
+    return last if task.endswith("Last") else first
+
+
+def retrieval_pool_by_hand(task, n, symbols):
+    return sum(retrieval_by_hand(task, list(c), q) is not None
+               for c in itertools.product(range(symbols), repeat=n) for q in range(symbols))
+
+
+def copy_source_ok(task, source):
+    """Whether ``source`` is a source of the copy task: distinct symbols (U*), or exactly
+    min(n // 2, max(2, n // 3)) distinct symbols, each used at least twice (N*)."""
+    n = len(source)
+    counts = {s: source.count(s) for s in set(source)}
+    if task.startswith("U"):
+        return all(c == 1 for c in counts.values())
+    return len(counts) == min(n // 2, max(2, n // 3)) and all(c >= 2 for c in counts.values())
+
+
+def copy_pool_by_hand(task, n, symbols):
+    return sum(copy_source_ok(task, list(s)) for s in itertools.product(range(symbols), repeat=n))
