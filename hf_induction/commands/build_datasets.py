@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hf_induction.commands.parsing import Parser
 from hf_induction.data import build_folder
-from hf_induction.tasks import DATASETS, TaskConfig
+from hf_induction.tasks import DATASETS, parse
 
 # The dataset cards' templates, beside the builders at the root of the repository.
 BUILDERS = Path(__file__).resolve().parents[2] / "dataset_builders"
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
                    "upload)")
     args = p.parse_args(argv)
     try:
-        configs = [TaskConfig.parse(args.dataset, name) for name in args.configs]
+        configs = [parse(args.dataset, name) for name in args.configs]
         if args.train_size is not None and args.train_size < 0:
             raise ValueError(f"--train-size must be >= 0, got {args.train_size}")
     except ValueError as e:

@@ -20,8 +20,7 @@ import pyarrow.parquet as pq
 import yaml
 from tqdm.auto import tqdm
 
-from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, generate, grammar
-from ..tasks.layout import layout_table
+from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, family, generate, grammar
 from .arrow import examples_to_table
 
 README = "README.md"
@@ -66,13 +65,14 @@ def _configs_table(info: dict[str, dict]) -> str:
     """One row per config: the family's facts (`TaskCell.describe`), lengths, rows per split."""
     facts = list(dict.fromkeys(k for i in info.values() for k in i.get("describe", {})))
     splits = list(dict.fromkeys(s for i in info.values() for s in i["rows"]))
-    header = ["config", *facts, "lengths", *(f"{s} ({i})" if (i := _split_lengths(info, s))
-                                            else s for s in splits), "seed"]
+    header = ["config", *facts, "lengths", "pool", *(f"{s} ({i})" if (i := _split_lengths(info, s))
+                                                    else s for s in splits), "seed"]
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name in sorted(info):
         i = info[name]
         cells = [f"`{name}`", *(str(i.get("describe", {}).get(k, "")) for k in facts),
-                 i["lengths"], *(str(i["rows"].get(s, "")) for s in splits), str(i["seed"])]
+                 i["lengths"], i.get("pool", ""), *(str(i["rows"].get(s, "")) for s in splits),
+                 str(i["seed"])]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -88,7 +88,7 @@ def render_card(template: str, dataset: str, info: dict[str, dict]) -> str:
         dataset=dataset, configs_table=_configs_table(info),
         generator_version=GENERATOR_VERSION, grammar=grammar(dataset),
         layout_version=LAYOUT_VERSION,
-        layout_table=layout_table(),
+        layout_table=family(dataset).layout_table(), citation=family(dataset).PAPER.bibtex,
     )
     return _front_matter(dataset, info) + body
 
@@ -119,6 +119,8 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCel
             bar.update()
         info[str(cfg)] = {
             "describe": cfg.describe(), "dist": cfg.dist,
+            # Distinct items at the training lengths (before validation takes its share).
+            "pool": f"{sum(cfg.pool_size(n) for n in cfg.lengths):,}",
             "lengths": f"{cfg.lengths[0]}..{cfg.lengths[-1]}", "seed": seed, "rows": rows,
             "split_lengths": {s: cfg.split_label(s) for s in cfg.test_splits},
             "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION,

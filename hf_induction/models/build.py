@@ -7,12 +7,14 @@ from transformers import (
     AutoConfig,
     AutoModelForCausalLM,
     GPT2Config,
+    LlamaConfig,
     MambaConfig,
     PreTrainedConfig,
     PreTrainedModel,
 )
 
 from .dense_ssm import DenseSSMConfig
+from .gpt2_offset import GPT2OffsetConfig
 from .lstm import LSTMConfig
 from .presets import PRESETS
 
@@ -21,6 +23,10 @@ CONFIG_CLASSES: dict[str, type[PreTrainedConfig]] = {
     "lstm": LSTMConfig,
     "gpt2": GPT2Config,
     "mamba": MambaConfig,
+    # The second study's transformers: absolute positions trained from random offsets, and
+    # rotary positions (transformers' Llama classes).
+    "gpt2_offset": GPT2OffsetConfig,
+    "rope": LlamaConfig,
 }
 MODEL_NAMES: tuple[str, ...] = tuple(CONFIG_CLASSES)
 HF_PREFIX = "hf:"

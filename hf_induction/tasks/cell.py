@@ -151,6 +151,11 @@ class TaskCell:
         """Short facts for cards and tables, e.g. {"group": "Z5"} or {"symbols": "16"}."""
         raise NotImplementedError
 
+    @classmethod
+    def layout_table(cls) -> str:
+        """A markdown table of the family's rows, drawn from its own encoder, for the cards."""
+        raise NotImplementedError
+
     @property
     def variant(self) -> str:
         """The family parameter as one short label, e.g. "Z_5", "S_5", "V16"."""
@@ -180,6 +185,23 @@ class TaskCell:
         """The cell without its length law and variant, e.g. "acot_L10_uniform" -> the series
         that N* against the alphabet size draws."""
         return f"{self.kind}_L{self.max_len}" + ("" if self.dist == "fixed" else f"_{self.dist}")
+
+
+def example_table(cells: list[TaskCell], split: str = "validation") -> str:
+    """One row of each cell (its first ``split`` example) as tokens, in a markdown table: what
+    the family's encoder really writes, for its dataset card."""
+    rows = ["| config | input_ids | labels |", "|---|---|---|"]
+    for cell in cells:
+        ex = generate(cell, split, None, seed=0)
+        vocab = cell.vocab
+        names = {i: name for i, name in enumerate(cell.symbol_names())}
+        names |= {vocab.bos: "BOS", vocab.sep: "SEP", vocab.eos: "EOS", vocab.pad: "PAD",
+                  -100: "-100"}
+        t = int(ex.token_lengths[0])
+        ids, labels = (" ".join(names[i] for i in row[0, :t].tolist())
+                       for row in (ex.input_ids, ex.labels))
+        rows.append(f"| `{cell}` | {ids} | {labels} |")
+    return "\n".join(rows)
 
 
 def vocab_of(cell: TaskCell) -> Vocab:

@@ -160,6 +160,12 @@ class TaskConfig(TaskCell):
     def describe(self) -> dict[str, str]:
         return {"group": self.group.name, "format": self.format}
 
+    @classmethod
+    def layout_table(cls) -> str:
+        from .layout import layout_table
+
+        return layout_table()
+
     @property
     def variant(self) -> str:
         return f"{GROUP_PREFIX_DISPLAY[self.dataset]}_{self.group_param}"

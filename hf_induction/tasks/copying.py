@@ -138,6 +138,12 @@ class CopyConfig(TaskCell):
         return {"task": self.task, "symbols": str(self.symbols),
                 "C-RASP[pos]": "yes" if C_RASP[self.task] else "no"}
 
+    @classmethod
+    def layout_table(cls) -> str:
+        from .cell import example_table
+
+        return example_table([cls(task, 4, symbols=12) for task in TASKS])
+
     @property
     def variant(self) -> str:
         return f"V{self.symbols}"

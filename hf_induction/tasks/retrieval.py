@@ -161,6 +161,12 @@ class RetrievalConfig(TaskCell):
         return {"task": self.task, "symbols": str(self.symbols),
                 "C-RASP[pos]": "yes" if C_RASP[self.task] else "no"}
 
+    @classmethod
+    def layout_table(cls) -> str:
+        from .cell import example_table
+
+        return example_table([cls(task, 4, symbols=6) for task in TASKS])
+
     @property
     def variant(self) -> str:
         return f"V{self.symbols}"

@@ -86,9 +86,14 @@ def paper_formula(name: str, config) -> int:
         E = config.embedding_size
         gates = 4 * d * (E + d) + 8 * d + (L - 1) * (4 * d * 2 * d + 8 * d)
         return V * E + gates + d * V + V
-    if name == "gpt2":
+    if name in ("gpt2", "gpt2_offset"):
         # Token and position embeddings, 12 d^2 + 13 d per block, final layer norm; head tied.
         return V * d + config.n_positions * d + L * (12 * d * d + 13 * d) + 2 * d
+    if name == "rope":
+        # Embeddings; per block Q, K, V, O (no bias), a gated MLP of 3 d I, two RMS norms;
+        # the final norm; an untied head. No position parameters: rotary.
+        inner = config.intermediate_size
+        return V * d + L * (4 * d * d + 3 * d * inner + 2 * d) + d + d * V
     if name == "mamba":
         E, N, K = config.intermediate_size, config.state_size, config.conv_kernel
         R = math.ceil(d / 16)
@@ -112,6 +117,11 @@ def test_paper_preset_sizes():
     assert (lstm.num_hidden_layers, lstm.hidden_size) == (1, 768)
     dense = build_model("dense_ssm", vocab_size=VOCAB, preset="paper").config
     assert (dense.num_hidden_layers, dense.hidden_size) == (1, 256)
+    # The second study's from-scratch transformers: 4 layers, 4 heads, d 256.
+    for name in ("gpt2_offset", "rope"):
+        config = build_model(name, vocab_size=VOCAB, preset="paper").config
+        assert (config.num_hidden_layers, config.num_attention_heads, config.hidden_size) == (
+            4, 4, 256)
 
 
 @pytest.mark.parametrize("name", ["dense_ssm", "lstm"])

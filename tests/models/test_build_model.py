@@ -8,7 +8,7 @@ from hf_induction.tasks import Vocab
 
 
 def test_model_names_and_presets():
-    assert set(MODEL_NAMES) == {"dense_ssm", "lstm", "gpt2", "mamba"}
+    assert set(MODEL_NAMES) == {"dense_ssm", "lstm", "gpt2", "mamba", "gpt2_offset", "rope"}
     assert set(PRESETS) == {"paper", "tiny"}
     for preset in PRESETS.values():
         assert set(preset) == set(MODEL_NAMES)

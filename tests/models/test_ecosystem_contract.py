@@ -106,10 +106,13 @@ def test_gradient_checkpointing_gives_the_same_gradients(name):
     if not model.supports_gradient_checkpointing:
         pytest.skip(f"{name} does not declare gradient checkpointing")
     input_ids, labels = rows()
+    # The same global RNG state for both forwards (the offset GPT-2 draws its positions).
+    torch.manual_seed(1)
     model(input_ids=input_ids, labels=labels).loss.backward()
     plain = {k: p.grad.clone() for k, p in model.named_parameters()}
     model.zero_grad()
     model.activation_checkpointing_enable()
+    torch.manual_seed(1)
     model(input_ids=input_ids, labels=labels).loss.backward()
     for k, p in model.named_parameters():
         torch.testing.assert_close(p.grad, plain[k], msg=k)

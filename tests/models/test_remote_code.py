@@ -33,7 +33,7 @@ LOADER = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("name", ["dense_ssm", "lstm"])
+@pytest.mark.parametrize("name", ["dense_ssm", "lstm", "gpt2_offset"])
 def test_checkpoint_loads_with_trust_remote_code_in_a_fresh_process(name, tmp_path):
     torch.manual_seed(0)
     model = build_model(name, vocab_size=9).eval()
