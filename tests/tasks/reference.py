@@ -61,7 +61,7 @@ def retrieval_by_hand(task, context, query):
     """
     n = len(context)
     at = [i for i, c in enumerate(context) if c == query]
-    if any(b - a == 1 for a, b in zip(at, at[1:])):
+    if any(b - a == 1 for a, b in zip(at, at[1:], strict=False)):
         return None
     unique = task.startswith("U")
     if (unique and len(at) != 1) or (not unique and len(at) < 2):

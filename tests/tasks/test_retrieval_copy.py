@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hf_induction.tasks import generate, parse, train_pool_size
-from hf_induction.tasks import copying, retrieval
+from hf_induction.tasks import copying, generate, parse, retrieval, train_pool_size
 from tests.tasks.reference import (
     copy_pool_by_hand,
     copy_source_ok,
