@@ -84,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ood", nargs="?", type=int, const=0, default=None, metavar="N",
                    help="after each named config's search, train at size N (no N: the "
                    "largest the budget and pool allow) and test at length 2L (default: off)")
+    p.add_argument("--lengthgen", nargs="?", type=int, const=0, default=None, metavar="N",
+                   help="after each named config's search, train at size N (no N: the largest "
+                   "the budget and pool allow) and score the best run on the validation set and "
+                   "every longer test split with the task's own metrics (default: off)")
+    p.add_argument("--no-search", action="store_true",
+                   help="run only the --ood / --lengthgen checks, no N* search")
     p.add_argument("--full-grid", action="store_true",
                    help="train every run of a probe even after one has succeeded")
     g = p.add_argument_group("budget (defaults from --preset)")
@@ -198,7 +204,8 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             jobs, cells = sweep.jobs, list(dict.fromkeys(j.cell for j in sweep.jobs))
         else:
             cells = [parse(args.dataset, name) for name in args.config]
-            jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed)
+            jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed,
+                             search=not args.no_search)
             sweep = None
         for model in dict.fromkeys(j.model for j in jobs):
             build_config(model, cells[0].vocab, budget.model_preset)
@@ -232,13 +239,23 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         parser.error(str(e))
     if args.push_checkpoints and not args.push_to_hub:
         parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
-    if args.ood is not None and args.ood < 0:
-        parser.error(f"--ood takes a training-set size >= 1, got {args.ood}")
+    for flag in ("ood", "lengthgen"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 0:
+            parser.error(f"--{flag} takes a training-set size >= 1, got {getattr(args, flag)}")
+    if args.no_search and args.ood is None and args.lengthgen is None and args.sweep is None:
+        parser.error("--no-search leaves nothing to run: add --ood or --lengthgen")
+    ood_cells = (tuple(cells) if args.ood is not None
+                 else sweep.ood_cells if sweep is not None else ())
+    no_ood = sorted({f"{c.dataset}/{c}" for c in ood_cells if not c.OOD_CHECK})
+    if no_ood:
+        parser.error(f"the OOD check (length 2L, normalised state accuracy) is the word "
+                     f"problems'; {', '.join(no_ood)}: use --lengthgen")
     return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
                     force=args.force, progress=not args.no_progress,
-                    ood_cells=(tuple(cells) if args.ood is not None
-                               else sweep.ood_cells if sweep is not None else ()),
-                    ood_n=args.ood or None,
+                    ood_cells=ood_cells, ood_n=args.ood or None,
+                    lengthgen_cells=(tuple(cells) if args.lengthgen is not None
+                                     else sweep.lengthgen_cells if sweep is not None else ()),
+                    lengthgen_n=args.lengthgen or None,
                     checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
                     checkpoints_of=args.push_checkpoints or "nstar",
                     report_to=tuple(args.report_to), logging_dir=args.logging_dir)
@@ -254,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..hub import HubError
 
     try:
-        nstar, kappa, ood = run_campaign(campaign)
+        results = run_campaign(campaign)
     except ProtocolMismatch as e:
         print(f"nstar.py: error: {e} (pass --force to use this folder anyway)", file=sys.stderr)
         return 2
@@ -262,9 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nstar.py: error: {e} (the results in {campaign.out} are kept; a rerun "
               "resumes)", file=sys.stderr)
         return 1
-    if nstar:
-        print_tables(nstar, kappa, ood)
-    if args.push_to_hub and nstar:
+    if results.nstar or results.lengthgen or results.ood:
+        print_tables(results)
+    if args.push_to_hub and (results.nstar or results.lengthgen or results.ood):
         from ..hub import push_results
 
         try:

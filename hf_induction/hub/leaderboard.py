@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import tasks
-from ..results import KappaRow, NstarRow
+from ..results import KappaRow, LengthGenRow, NstarRow
 
 
 def load_table(source: str | Path, table: str, *, cache_dir: str | None = None) -> list[dict]:
@@ -28,6 +28,11 @@ def load_table(source: str | Path, table: str, *, cache_dir: str | None = None) 
         ds = datasets.load_dataset(str(source), table, split="train", cache_dir=cache_dir)
     except datasets.exceptions.DataFilesNotFoundError:
         return []
+    except ValueError as e:
+        # A table whose files exist but hold no row yet (a search run without --kappa).
+        if "corresponds to no data" in str(e):
+            return []
+        raise
     return ds.to_list()
 
 
@@ -37,6 +42,10 @@ def load_kappa(source: str | Path, **kwargs: Any) -> list[KappaRow]:
 
 def load_nstar(source: str | Path, **kwargs: Any) -> list[NstarRow]:
     return [NstarRow.from_dict(row) for row in load_table(source, "nstar", **kwargs)]
+
+
+def load_lengthgen(source: str | Path, **kwargs: Any) -> list[LengthGenRow]:
+    return [LengthGenRow.from_dict(row) for row in load_table(source, "lengthgen", **kwargs)]
 
 
 def _cell_of(dataset: str, config: str) -> tuple[str, str, int | None]:
@@ -153,8 +162,31 @@ def nstar_table_rows(rows: Iterable[NstarRow]) -> list[list[str]]:
     ]
 
 
+LENGTHGEN_SPLITS = ("validation", "test", "test_long")
+LENGTHGEN_TABLE_COLUMNS = ("task", "config", "model", "C-RASP[pos]", "N", *LENGTHGEN_SPLITS)
+
+
+def lengthgen_table_rows(rows: Iterable[LengthGenRow]) -> list[list[str]]:
+    """One line per check (the last row per key): each split's lengths and the task's metrics;
+    the C-RASP[pos] column is the family's prediction where it makes one."""
+    latest = {r.key: r for r in rows}
+    out = []
+    for r in sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model)):
+        try:
+            prediction = tasks.parse(r.dataset, r.config).describe().get("C-RASP[pos]", "")
+        except ValueError:
+            prediction = "?"
+        scores = r.table()
+        out.append([r.dataset, r.config, r.model, prediction, fmt_number(r.n), *(
+            "" if split not in scores else f"{scores[split]['lengths']}: " + ", ".join(
+                f"{k} {v:.3f}" for k, v in scores[split].items() if k != "lengths")
+            for split in LENGTHGEN_SPLITS)])
+    return out
+
+
 def render_markdown(entries: Sequence[Entry], nstar_rows: Iterable[NstarRow] = (),
-                    source: str = "", figures: Sequence[str] = ()) -> str:
+                    source: str = "", figures: Sequence[str] = (),
+                    lengthgen_rows: Iterable[LengthGenRow] = ()) -> str:
     """``leaderboard.md``: the κ table, the N* table, links to the figures."""
     parts = [
         "# κ leaderboard",
@@ -171,6 +203,13 @@ def render_markdown(entries: Sequence[Entry], nstar_rows: Iterable[NstarRow] = (
     nstar = nstar_table_rows(nstar_rows)
     if nstar:
         parts += ["", "## N* per search", "", markdown_table(NSTAR_TABLE_COLUMNS, nstar)]
+    lengthgen = lengthgen_table_rows(lengthgen_rows)
+    if lengthgen:
+        parts += ["", "## Length generalisation", "",
+                  "The best run at N, scored on the training lengths (validation) and on "
+                  "longer ones; C-RASP[pos]: whether the task is expressible, the second "
+                  "study's prediction of generalisation.", "",
+                  markdown_table(LENGTHGEN_TABLE_COLUMNS, lengthgen)]
     if figures:
         parts += ["", "## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures]
     return "\n".join(parts) + "\n"
@@ -184,8 +223,9 @@ def write_leaderboard(source: str | Path, out: str | Path, **kwargs: Any) -> lis
     out.mkdir(parents=True, exist_ok=True)
     entries = load_leaderboard(source, **kwargs)
     nstar = load_nstar(source, **kwargs)
+    lengthgen = load_lengthgen(source, **kwargs)
     figures = write_figures(entries, out)
     md = out / "leaderboard.md"
-    md.write_text(render_markdown(entries, nstar, str(source), [str(f) for f in figures]),
-                  encoding="utf-8")
+    md.write_text(render_markdown(entries, nstar, str(source), [str(f) for f in figures],
+                                  lengthgen), encoding="utf-8")
     return [md, *figures]

@@ -7,6 +7,8 @@ Layout of ``DIR`` (``load_dataset(DIR, "nstar" | "kappa" | "journal")`` reads it
     journal/rank<r>.jsonl   one line per finished training run
     nstar/rank<r>.jsonl     one NstarRow per finished search
     kappa/rank<r>.jsonl     one KappaRow per κ
+    ood/rank<r>.jsonl       one OodRow per out-of-distribution check (word problems)
+    lengthgen/rank<r>.jsonl one LengthGenRow per length-generalisation check
 
 Wiring in the CLI (rank = PartialState().process_index)::
 
@@ -33,20 +35,23 @@ from .folder import ResultsFolder, existing_results_folder
 from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
 from .protocol import ProtocolMismatch, diff_protocols
-from .render import KAPPA_COLUMNS, NSTAR_COLUMNS, write_table
-from .rows import KappaRow, NstarRow, OodRow
+from .render import KAPPA_COLUMNS, LENGTHGEN_COLUMNS, NSTAR_COLUMNS, lengthgen_lines, write_table
+from .rows import KappaRow, LengthGenRow, NstarRow, OodRow
 
 __all__ = [
     "KAPPA_COLUMNS",
+    "LENGTHGEN_COLUMNS",
     "NSTAR_COLUMNS",
     "CorruptLineWarning",
     "KappaRow",
+    "LengthGenRow",
     "NstarRow",
     "OodRow",
     "ProtocolMismatch",
     "ResultsFolder",
     "diff_protocols",
     "existing_results_folder",
+    "lengthgen_lines",
     "run_key",
     "stable_hash",
     "write_table",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import yaml
 
-from .rows import KappaRow, NstarRow, OodRow, features_yaml
+from .rows import KappaRow, LengthGenRow, NstarRow, OodRow, features_yaml
 
 _BODY = """
 # hf-induction results
 
-Results of the N* search and the sharing factor κ
-("On the 'Induction Bias' in Sequence Models", arXiv 2602.18333).
+Results of the N* search, the sharing factor κ and length generalisation
+("On the 'Induction Bias' in Sequence Models", arXiv 2602.18333; "Born a Transformer --
+Always a Transformer?", arXiv 2505.21785).
 
 - `nstar`: one row per finished search: N* (`n_star`, the smallest succeeding training-set
   size; null when even the largest size tried failed) and `largest_failing`, so the true
@@ -18,6 +19,9 @@ Results of the N* search and the sharing factor κ
 - `kappa`: one row per κ = Σ_n N*_n / N*_joint, with bounds from the search brackets.
 - `ood`: one row per out-of-distribution check: the best run at a large training size,
   tested at length 2L; accuracies normalised so that chance is 0 and perfect is 1.
+- `lengthgen`: one row per length-generalisation check: the best run at a training size,
+  scored with the task's own metrics on the validation set (the training lengths) and on
+  each longer test split; `results` is JSON, split -> lengths and metrics.
 - `journal`: one row per finished training run, as the trainer recorded it.
 
 `protocol.json` holds what every result here depends on (ε, grid, budget, search settings).
@@ -36,6 +40,10 @@ def render_card() -> str:
             {"config_name": "kappa", "data_files": [{"split": "train", "path": "kappa/*.jsonl"}]},
             {"config_name": "ood", "data_files": [{"split": "train", "path": "ood/*.jsonl"}]},
             {
+                "config_name": "lengthgen",
+                "data_files": [{"split": "train", "path": "lengthgen/*.jsonl"}],
+            },
+            {
                 "config_name": "journal",
                 "data_files": [{"split": "train", "path": "journal/*.jsonl"}],
             },
@@ -45,6 +53,7 @@ def render_card() -> str:
             {"config_name": "nstar", "features": features_yaml(NstarRow)},
             {"config_name": "kappa", "features": features_yaml(KappaRow)},
             {"config_name": "ood", "features": features_yaml(OodRow)},
+            {"config_name": "lengthgen", "features": features_yaml(LengthGenRow)},
         ],
     }
     front = yaml.safe_dump(metadata, sort_keys=False)

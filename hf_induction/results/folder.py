@@ -14,11 +14,11 @@ from .jsonl import atomic_write_text, clean
 from .keys import stable_hash
 from .protocol import ProtocolMismatch, diff_protocols
 from .ranked import RankedJsonl
-from .rows import KappaRow, NstarRow, OodRow
+from .rows import KappaRow, LengthGenRow, NstarRow, OodRow
 
 
 class ResultsFolder:
-    """``DIR/{README.md, protocol.json, journal/, nstar/, kappa/, ood/}``.
+    """``DIR/{README.md, protocol.json, journal/, nstar/, kappa/, ood/, lengthgen/}``.
 
     Each table is one JSONL file per process (``rank<r>.jsonl``), so processes never
     write the same file; only rank 0 writes README.md and protocol.json, each atomically.
@@ -33,10 +33,19 @@ class ResultsFolder:
         self.nstar = RankedJsonl(self.path / "nstar", rank)
         self.kappa = RankedJsonl(self.path / "kappa", rank)
         self.ood = RankedJsonl(self.path / "ood", rank)
-        for table in (self.journal, self.nstar, self.kappa, self.ood):
+        self.lengthgen = RankedJsonl(self.path / "lengthgen", rank)
+        for table in self.tables:
             table.directory.mkdir(parents=True, exist_ok=True)
         if rank == 0:
+            # `datasets` resolves every config of the card before loading any one, and a
+            # config without a file fails them all: each table always has one, empty at first.
+            for table in self.tables:
+                table.own_file.touch(exist_ok=True)
             self._write_card()
+
+    @property
+    def tables(self) -> tuple[RankedJsonl, ...]:
+        return (self.journal, self.nstar, self.kappa, self.ood, self.lengthgen)
 
     @classmethod
     def existing(cls, path: str | Path) -> ResultsFolder:
@@ -133,9 +142,19 @@ class ResultsFolder:
     def read_ood(self) -> list[OodRow]:
         return [OodRow.from_dict(row) for row in self.ood.read()]
 
+    def append_lengthgen(self, row: LengthGenRow) -> None:
+        self.lengthgen.append(row.to_dict())
+
+    def find_lengthgen(self, key: str) -> LengthGenRow | None:
+        found = self.lengthgen.find(key)
+        return None if found is None else LengthGenRow.from_dict(found)
+
+    def read_lengthgen(self) -> list[LengthGenRow]:
+        return [LengthGenRow.from_dict(row) for row in self.lengthgen.read()]
+
     def refresh(self) -> None:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""
-        for table in (self.journal, self.nstar, self.kappa, self.ood):
+        for table in self.tables:
             table.refresh()
 
 

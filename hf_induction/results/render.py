@@ -16,6 +16,19 @@ KAPPA_COLUMNS: tuple[str, ...] = (
 )
 
 
+LENGTHGEN_COLUMNS: tuple[str, ...] = (
+    "dataset", "config", "model", "n", "split", "lengths", "metric", "value",
+)
+
+
+def lengthgen_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
+    """One line per (check, split, metric) of `LengthGenRow`s, for `write_table`."""
+    return [{"dataset": r.dataset, "config": r.config, "model": r.model, "n": r.n,
+             "split": split, "lengths": scores["lengths"], "metric": metric, "value": value}
+            for r in rows for split, scores in r.table().items()
+            for metric, value in scores.items() if metric != "lengths"]
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return "-"

@@ -223,6 +223,41 @@ class OodRow:
         return _from_dict(cls, data)
 
 
+@dataclass(frozen=True)
+class LengthGenRow:
+    """One length-generalisation check: the best run at size ``n``, scored on the validation
+    set (the training lengths) and on every test split (longer lengths).
+
+    ``results`` is JSON: ``{split: {"lengths": "11..20", metric: value, ...}}`` with the
+    family's own metrics (a word problem's state accuracies, retrieval's accuracy, copy's
+    exact match and token accuracy), in split order.
+    """
+
+    key: str
+    dataset: str
+    config: str
+    model: str
+    model_config_hash: str
+    n: int
+    lr: float
+    seed: int
+    steps: int
+    val_loss: float | None
+    results: str
+    protocol_hash: str
+    finished_at: str
+
+    def table(self) -> dict[str, dict[str, Any]]:
+        return json.loads(self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LengthGenRow:
+        return _from_dict(cls, data)
+
+
 def _from_dict(cls: type, data: Mapping[str, Any]) -> Any:
     missing = [f.name for f in fields(cls) if f.name not in data]
     if missing:

@@ -9,11 +9,14 @@ from ..tasks import TaskCell
 
 @dataclass(frozen=True)
 class SearchJob:
-    """One N* search: a task cell, a model and the seed of the cell's data."""
+    """One N* search: a task cell, a model and the seed of the cell's data. With ``search``
+    False the job only runs the checks its campaign asks of its cell (OOD, length
+    generalisation), without searching N*."""
 
     cell: TaskCell
     model: str
     data_seed: int = 0
+    search: bool = True
 
     @property
     def label(self) -> str:
@@ -21,7 +24,7 @@ class SearchJob:
 
 
 def plan_jobs(cells: list[TaskCell], models: list[str], kappa: bool,
-              data_seed: int = 0) -> list[SearchJob]:
+              data_seed: int = 0, search: bool = True) -> list[SearchJob]:
     """The searches to run, in order; with ``kappa``, N*_n for n = 2..L and N*_joint.
 
     With ``kappa`` a config of any length law names the family: ``acot_L10`` and
@@ -34,7 +37,7 @@ def plan_jobs(cells: list[TaskCell], models: list[str], kappa: bool,
             if kappa else [cell]
         for model in models:
             for c in family:
-                jobs.setdefault(SearchJob(c, model, data_seed))
+                jobs.setdefault(SearchJob(c, model, data_seed, search))
     return list(jobs)
 
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import tasks
+from ..hub.leaderboard import LENGTHGEN_TABLE_COLUMNS, lengthgen_table_rows, markdown_table
 from ..hub.leaderboard import fmt_number as fmt
-from ..hub.leaderboard import markdown_table
 from ..models import PRESETS, build_config, model_config_hash
 from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
 from .budgets import BUDGETS
@@ -204,6 +204,9 @@ def render_tables(folder: ResultsFolder, figures: Sequence[str] = ()) -> str:
               "", "## κ", "", table(KAPPA_COLUMNS, kappa_table(kappa_rows(folder))),
               "", "## Out of distribution (length 2L; chance 0, perfect 1)", "",
               table(OOD_COLUMNS, ood_table(latest(folder.read_ood()))),
+              "", "## Length generalisation (the best run at N; validation = the training "
+              "lengths)", "",
+              table(LENGTHGEN_TABLE_COLUMNS, lengthgen_table_rows(folder.read_lengthgen())),
               "", "## N* against the group size", "",
               table(GROUP_COLUMNS, group_table(nstar_vs_group(nstar))),
               "", "## Compute", "", table(COMPUTE_COLUMNS, compute_table(nstar))]

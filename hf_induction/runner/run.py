@@ -16,6 +16,7 @@ from ..results import (
     KAPPA_COLUMNS,
     NSTAR_COLUMNS,
     KappaRow,
+    LengthGenRow,
     NstarRow,
     OodRow,
     ResultsFolder,
@@ -26,6 +27,7 @@ from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION
 from ..training import TrainSettings
 from .checkpoints import push_winners
 from .job import SearchJob, kappa_groups
+from .lengthgen import lengthgen_check
 from .ood import ood_check
 from .probe import JournalProbe
 from .tracking import Trackers
@@ -47,6 +49,10 @@ class Campaign:
     # tested at length 2L after their search.
     ood_cells: tuple = ()
     ood_n: int | None = None
+    # Cells whose best run at size lengthgen_n (None: the largest allowed) is scored on the
+    # validation set and every longer test split after their search (or alone).
+    lengthgen_cells: tuple = ()
+    lengthgen_n: int | None = None
     # With a Hub prefix, the winning run at N* ("nstar") or of every succeeding probe
     # ("probes") is retrained and pushed as a model repo after each search.
     checkpoint_prefix: str | None = None
@@ -107,16 +113,32 @@ def model_factory(job: SearchJob, campaign: Campaign):
     return lambda: AutoModelForCausalLM.from_config(config)
 
 
-def ood_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
-            protocol_hash: str) -> OodRow:
+def check_one(check, job: SearchJob, campaign: Campaign, folder: ResultsFolder,
+              protocol_hash: str, n: int | None):
+    """Run an evaluation ``check`` (`ood_check`, `lengthgen_check`) of one job at size ``n``
+    (None: the largest the budget and the pool allow)."""
     fields = key_fields(job, campaign, protocol_hash)
     factory = model_factory(job, campaign)
     probe = JournalProbe(job, folder, campaign.train, factory, fields)
-    n = min(campaign.ood_n or campaign.search.n_max, campaign.search.n_max, probe.pool_size)
-    row = ood_check(probe, n, campaign.train, factory, folder, protocol_hash)
-    tqdm.write(f"  {job.label}: OOD at length {row.test_length} after N={n:,}: normalised "
+    n = min(n or campaign.search.n_max, campaign.search.n_max, probe.pool_size)
+    return check(probe, n, campaign.train, factory, folder, protocol_hash)
+
+
+def ood_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
+            protocol_hash: str) -> OodRow:
+    row = check_one(ood_check, job, campaign, folder, protocol_hash, campaign.ood_n)
+    tqdm.write(f"  {job.label}: OOD at length {row.test_length} after N={row.n:,}: normalised "
                f"state accuracy {row.normalised_state_accuracy:.3f}, final state "
                f"{row.normalised_final_state_accuracy:.3f}")
+    return row
+
+
+def lengthgen_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
+                  protocol_hash: str) -> LengthGenRow:
+    row = check_one(lengthgen_check, job, campaign, folder, protocol_hash, campaign.lengthgen_n)
+    scores = "; ".join(f"{split} ({s['lengths']}) " + ", ".join(
+        f"{k} {v:.3f}" for k, v in s.items() if k != "lengths") for split, s in row.table().items())
+    tqdm.write(f"  {job.label}: after N={row.n:,}: {scores}")
     return row
 
 
@@ -206,12 +228,21 @@ def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: s
     return rows
 
 
-def run_campaign(campaign: Campaign
-                 ) -> tuple[list[NstarRow], list[KappaRow], list[OodRow]]:
+@dataclass(frozen=True)
+class CampaignResults:
+    """What a campaign recorded for its jobs (on the main process; empty on the others)."""
+
+    nstar: list[NstarRow] = field(default_factory=list)
+    kappa: list[KappaRow] = field(default_factory=list)
+    ood: list[OodRow] = field(default_factory=list)
+    lengthgen: list[LengthGenRow] = field(default_factory=list)
+
+
+def run_campaign(campaign: Campaign) -> CampaignResults:
     """Run the jobs split across Accelerate processes; the main process writes κ.
 
-    Returns (nstar, kappa, ood rows) of the whole campaign on the main process, and empty
-    lists on the others (only the main process reports).
+    Returns the campaign's rows on the main process, and nothing on the others (only the
+    main process reports).
     """
     from accelerate import PartialState
 
@@ -223,32 +254,43 @@ def run_campaign(campaign: Campaign
     # Round robin, not contiguous chunks: a sweep lists a model's searches together, and
     # their costs differ by an order of magnitude between models.
     for job in campaign.jobs[state.process_index::state.num_processes]:
-        search_one(job, campaign, folder, protocol_hash, position=state.process_index)
+        if job.search:
+            search_one(job, campaign, folder, protocol_hash, position=state.process_index)
         if job.cell in campaign.ood_cells:
             ood_one(job, campaign, folder, protocol_hash)
+        if job.cell in campaign.lengthgen_cells:
+            lengthgen_one(job, campaign, folder, protocol_hash)
     state.wait_for_everyone()
     if not state.is_main_process:
-        return [], [], []
+        return CampaignResults()
     folder.refresh()
     fields = {(str(j.cell), j.model): key_fields(j, campaign, protocol_hash)
               for j in campaign.jobs}
-    nstar = [folder.find_search(run_key(kind="search", **f)) for f in fields.values()]
-    ood = [r for r in folder.read_ood() if (r.config, r.model) in fields
-           and r.key == run_key(kind="ood", n=r.n, **fields[(r.config, r.model)])]
-    return ([r for r in nstar if r is not None],
-            write_kappa_rows(campaign, folder, protocol_hash), ood)
+    nstar = [folder.find_search(run_key(kind="search", **fields[(str(j.cell), j.model)]))
+             for j in campaign.jobs if j.search]
+
+    def own(rows, kind):
+        return [r for r in rows if (r.config, r.model) in fields
+                and r.key == run_key(kind=kind, n=r.n, **fields[(r.config, r.model)])]
+
+    return CampaignResults(
+        nstar=[r for r in nstar if r is not None],
+        kappa=write_kappa_rows(campaign, folder, protocol_hash),
+        ood=own(folder.read_ood(), "ood"),
+        lengthgen=own(folder.read_lengthgen(), "lengthgen"))
 
 
 OOD_COLUMNS = ("dataset", "config", "model", "n", "lr", "seed", "test_length",
                "normalised_state_accuracy", "normalised_final_state_accuracy")
 
 
-def print_tables(nstar: list[NstarRow], kappa: list[KappaRow], ood: list[OodRow] = (),
-                 file=sys.stdout) -> None:
-    from ..results import write_table
+def print_tables(results: CampaignResults, file=sys.stdout) -> None:
+    from ..results import LENGTHGEN_COLUMNS, lengthgen_lines, write_table
 
-    print("\nN* (the true N* lies in (largest_failing, n_star]):", file=file)
-    write_table(nstar, NSTAR_COLUMNS, file=file)
+    nstar, kappa, ood = results.nstar, results.kappa, results.ood
+    if nstar:
+        print("\nN* (the true N* lies in (largest_failing, n_star]):", file=file)
+        write_table(nstar, NSTAR_COLUMNS, file=file)
     if kappa:
         print("\nκ = Σ N*_n / N*_joint (\"-\" where some N* lies beyond its pool or budget; "
               "kappa_low and kappa_high bound it from the brackets):", file=file)
@@ -256,6 +298,10 @@ def print_tables(nstar: list[NstarRow], kappa: list[KappaRow], ood: list[OodRow]
     if ood:
         print("\nOut of distribution (length 2L; chance 0, perfect 1):", file=file)
         write_table(ood, OOD_COLUMNS, file=file)
+    if results.lengthgen:
+        print("\nLength generalisation (the best run at N, scored on the training lengths "
+              "and on longer ones):", file=file)
+        write_table(lengthgen_lines(results.lengthgen), LENGTHGEN_COLUMNS, file=file)
 
 
-__all__ = ["Campaign", "print_tables", "run_campaign", "search_one"]
+__all__ = ["Campaign", "CampaignResults", "print_tables", "run_campaign", "search_one"]

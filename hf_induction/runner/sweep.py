@@ -10,7 +10,8 @@ import yaml
 from ..tasks import TaskCell, TaskConfig, parse
 from .job import SearchJob, plan_jobs
 
-KEYS = {"dataset", "configs", "formats", "lengths", "dists", "groups", "models", "kappa", "ood"}
+KEYS = {"dataset", "configs", "formats", "lengths", "dists", "groups", "models", "kappa", "ood",
+        "lengthgen", "search"}
 # 'budget:' holds budget and search flags (max_steps: 5000, lrs: [1e-3, 1e-4], ...).
 TOP_KEYS = {"sweep", "budget"}
 
@@ -21,13 +22,16 @@ class Sweep:
 
     jobs: list[SearchJob]
     ood_cells: tuple[TaskCell, ...] = ()
+    lengthgen_cells: tuple[TaskCell, ...] = ()
 
 
 def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
     """Every search the sweep asks for, in file order, without duplicates.
 
-    An entry with ``ood: true`` also asks for the OOD check of each of its cells (not of
-    the κ schedule's fixed-length cells). Raises ValueError naming the entry and key at fault.
+    An entry with ``ood: true`` (``lengthgen: true``) also asks for the OOD (length
+    generalisation) check of each of its cells (not of the κ schedule's fixed-length cells);
+    ``search: false`` runs only those checks. Raises ValueError naming the entry and key at
+    fault.
     """
     try:
         spec = yaml.safe_load(Path(path).read_text())
@@ -43,6 +47,7 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
     # A dict keeps file order and dedups in O(1): the paper grid has 3,330 jobs.
     jobs: dict[SearchJob, None] = {}
     ood_cells: list[TaskCell] = []
+    lengthgen_cells: list[TaskCell] = []
     for i, entry in enumerate(entries):
         where = f"{path}: sweep entry {i}"
         if not isinstance(entry, dict):
@@ -68,8 +73,10 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
         except (TypeError, ValueError) as e:
             raise ValueError(f"{where}: {e}") from e
         for job in plan_jobs(cells, list(entry["models"]), bool(entry.get("kappa", False)),
-                             data_seed):
+                             data_seed, search=bool(entry.get("search", True))):
             jobs.setdefault(job)
         if entry.get("ood", False):
             ood_cells += [c for c in cells if c not in ood_cells]
-    return Sweep(list(jobs), tuple(ood_cells))
+        if entry.get("lengthgen", False):
+            lengthgen_cells += [c for c in cells if c not in lengthgen_cells]
+    return Sweep(list(jobs), tuple(ood_cells), tuple(lengthgen_cells))

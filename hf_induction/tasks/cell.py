@@ -65,6 +65,9 @@ class TaskCell:
     GRAMMAR: ClassVar[str] = ""
     # The paper that defines the family (its card and builder cite it).
     PAPER: ClassVar[Paper]
+    # Whether the word problems' out-of-distribution check (length 2L, accuracy normalised by
+    # chance 1/|G|) applies; every family has the length-generalisation check.
+    OOD_CHECK: ClassVar[bool] = False
     # How each test split's lengths relate to L, for cards: {"test": "length 2L"}.
     TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {}
 

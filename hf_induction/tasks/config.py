@@ -54,6 +54,7 @@ class TaskConfig(TaskCell):
     GRAMMAR: ClassVar[str] = GRAMMAR
     PAPER: ClassVar[Paper] = INDUCTION_BIAS
     TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "length 2L"}
+    OOD_CHECK: ClassVar[bool] = True
 
     dataset: str
     format: str
