@@ -41,10 +41,10 @@ def test_every_split_is_scored_with_the_tasks_metric(checked):
 
 
 def test_the_row_is_what_its_run_gives(checked):
+    from hf_induction.commands.nstar import build_parser, campaign_from_args, parse_args
     from hf_induction.runner.best_run import predict
     from hf_induction.runner.probe import JournalProbe
     from hf_induction.runner.run import Campaign, key_fields, model_factory
-    from hf_induction.commands.nstar import build_parser, campaign_from_args, parse_args
     from hf_induction.tasks import generate
     from hf_induction.training import train_model
 

@@ -29,14 +29,14 @@ from hf_induction.runner.report import (
 )
 from hf_induction.runner.tables import kappa_rows
 from hf_induction.search.settings import PAPER_N_MAX
-from hf_induction.tasks import TaskConfig, vocab_of
+from hf_induction.tasks import TaskConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def row(config, n_star, failing, model="lstm", preset="tiny", dataset="modadd", probes=3,
         steps=1000, wall_s=36.0, hardware="x86_64 cpu x1 threads"):
-    vocab = vocab_of(TaskConfig.parse(dataset, config)).size
+    vocab = TaskConfig.parse(dataset, config).vocab
     runs = [{"n": 8, "lr": 0.01, "seed": 10, "steps": steps // probes}] * probes
     return NstarRow(
         key=f"k-{dataset}-{config}-{model}", dataset=dataset, config=config, model=model,
