@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ..citations import BORN_A_TRANSFORMER, Paper
-from .cell import SEQUENCE, Examples, TaskCell
-from .layout import IGNORE, Vocab
-from .retrieval import DISTS, ENUMERATION_LIMIT, enumerated_pool, symbol_dtype, symbol_names
+from .cell import SEQUENCE, Examples
+from .layout import IGNORE
+from .symbols import DISTS, SymbolTaskCell
 
 TASKS = ("UF", "UB", "NF", "NB")
 DEFAULT_SYMBOLS = 32
@@ -44,8 +42,6 @@ GRAMMAR = (
     f"(default {DEFAULT_SYMBOLS}); L >= 2; UF/UB need V >= 3L (the test_long split reaches "
     "3L distinct symbols), NF/NB V >= L; examples: UF_L10, NB_L16_uniform_V16"
 )
-_NAME = re.compile(r"^(?P<task>[A-Za-z]+)_L(?P<L>-?\d+)(?:_(?P<dist>[a-z0-9]+))??"
-                   r"(?:_V(?P<V>-?\d+))?$")
 
 
 def repeated_symbols(n: int) -> int:
@@ -65,96 +61,31 @@ def arrangements(p: int, n: int) -> int:
 
 
 @dataclass(frozen=True)
-class CopyConfig(TaskCell):
+class CopyConfig(SymbolTaskCell):
     """One copy cell: task, maximum length L, length law and V symbols."""
 
-    task: str
-    max_len: int
-    dist: str = "fixed"
     symbols: int = DEFAULT_SYMBOLS
     dataset: str = "copy"
 
+    FAMILY: ClassVar[str] = "copy"
+    STREAM_ID: ClassVar[int] = 3
+    TASKS: ClassVar[tuple[str, ...]] = TASKS
+    DEFAULT_SYMBOLS: ClassVar[int] = DEFAULT_SYMBOLS
+    C_RASP: ClassVar[dict[str, bool]] = C_RASP
+    CARD_SYMBOLS: ClassVar[int] = 12
     COLUMNS: ClassVar[dict[str, str]] = {"source": SEQUENCE, "target": SEQUENCE}
     GRAMMAR: ClassVar[str] = GRAMMAR
-    PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
-    TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "lengths L+1..2L",
-                                                   "test_long": "lengths 2L+1..3L"}
 
-    def __post_init__(self):
-        if self.dataset != "copy":
-            raise ValueError(f"a CopyConfig is for dataset 'copy', not {self.dataset!r}")
-        if self.task not in TASKS:
-            raise ValueError(f"unknown copy task {self.task!r}; {GRAMMAR}")
-        if self.dist not in DISTS:
-            raise ValueError(f"unknown length distribution {self.dist!r}; {GRAMMAR}")
-        if not isinstance(self.max_len, int) or self.max_len < 2:
-            raise ValueError(f"bad length L={self.max_len!r}: copy needs L >= 2; {GRAMMAR}")
+    def symbols_needed(self) -> tuple[int, str]:
         longest = 3 * self.max_len
-        need = longest if self.unique else max(2, repeated_symbols(longest))
-        if not isinstance(self.symbols, int) or self.symbols < need:
-            what = (f"{longest} distinct symbols at length 3L" if self.unique
-                    else f"{need} distinct symbols at length 3L")
-            raise ValueError(f"bad V={self.symbols!r}: {self}'s test_long split needs {what}, "
-                             f"so V >= {need}; {GRAMMAR}")
-
-    @classmethod
-    def parse(cls, dataset: str, name: str) -> CopyConfig:
-        m = _NAME.match(name) if isinstance(name, str) else None
-        if m is None:
-            raise ValueError(f"cannot parse config name {name!r}; {GRAMMAR}")
-        symbols = DEFAULT_SYMBOLS if m["V"] is None else int(m["V"])
-        return cls(m["task"], int(m["L"]), m["dist"] or "fixed", symbols, dataset)
-
-    def __str__(self) -> str:
-        name = f"{self.task}_L{self.max_len}"
-        if self.dist != "fixed":
-            name += f"_{self.dist}"
-        if self.symbols != DEFAULT_SYMBOLS:
-            name += f"_V{self.symbols}"
-        return name
-
-    @property
-    def unique(self) -> bool:
-        return self.task.startswith("U")
+        if self.unique:
+            return longest, f"the test_long split's {longest} distinct symbols at length 3L"
+        need = max(2, repeated_symbols(longest))
+        return need, f"the test_long split's {need} repeating symbols at length 3L"
 
     @property
     def backward(self) -> bool:
         return self.task.endswith("B")
-
-    @property
-    def test_splits(self) -> dict[str, tuple[int, ...]]:
-        L = self.max_len
-        return {"test": tuple(range(L + 1, 2 * L + 1)),
-                "test_long": tuple(range(2 * L + 1, 3 * L + 1))}
-
-    @property
-    def vocab(self) -> Vocab:
-        return Vocab(self.symbols)
-
-    def symbol_names(self) -> list[str]:
-        return symbol_names(self.symbols)
-
-    def describe(self) -> dict[str, str]:
-        return {"task": self.task, "symbols": str(self.symbols),
-                "C-RASP[pos]": "yes" if C_RASP[self.task] else "no"}
-
-    @classmethod
-    def layout_table(cls) -> str:
-        from .cell import example_table
-
-        return example_table([cls(task, 4, symbols=12) for task in TASKS])
-
-    @property
-    def variant(self) -> str:
-        return f"V{self.symbols}"
-
-    @property
-    def kind(self) -> str:
-        return self.task
-
-    @property
-    def family_param(self) -> int:
-        return self.symbols
 
     def token_length(self, n: int) -> int:
         return 2 * n + 3
@@ -169,9 +100,6 @@ class CopyConfig(TaskCell):
         p = repeated_symbols(n)
         return math.comb(V, p) * arrangements(p, n) if p <= V else 0
 
-    def stream_key(self, n: int) -> list[int]:
-        return [3, TASKS.index(self.task), self.symbols, n]
-
     def valid(self, items: np.ndarray, n: int) -> np.ndarray:
         """Which rows ``[K, n]`` are sources of this task: ``[K]`` bool."""
         ordered = np.sort(items, axis=1)
@@ -182,15 +110,6 @@ class CopyConfig(TaskCell):
         pad = np.zeros((len(items), 1), dtype=bool)
         paired = (np.hstack([pad, same]) | np.hstack([same, pad])).all(axis=1)
         return paired & (n - same.sum(axis=1) == repeated_symbols(n))
-
-    def stream(self, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
-        if self.symbols**n <= ENUMERATION_LIMIT:
-            pool = enumerated_pool(self, n)
-            return pool[rng.permutation(len(pool))[:count]]
-        from .sampling import distinct_draws
-
-        dtype = symbol_dtype(self.symbols)
-        return distinct_draws(lambda r, size: self._draw(n, size, r).astype(dtype), count, rng)
 
     def _draw(self, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` sources drawn uniformly from the pool of length n (with repeats)."""

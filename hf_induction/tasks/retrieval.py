@@ -19,24 +19,18 @@ Config names: ``{task}_L{L}[_{dist}][_V{V}]``, e.g. ``UR_L10``, ``NRLast_L16_uni
 
 from __future__ import annotations
 
-import functools
 import math
-import re
-import string
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ..citations import BORN_A_TRANSFORMER, Paper
-from .cell import SCALAR, SEQUENCE, Examples, TaskCell
-from .layout import IGNORE, Vocab
+from .cell import SCALAR, SEQUENCE, Examples
+from .layout import IGNORE
+from .symbols import DISTS, SymbolTaskCell
 
 TASKS = ("UR", "UL", "NRFirst", "NRLast", "NLFirst", "NLLast")
-DISTS = ("fixed", "uniform", "s2l")
 DEFAULT_SYMBOLS = 16
-# Whether the task is expressible in C-RASP[pos], as the study's code labels it: its theory
-# predicts length generalisation for a transformer where it is.
 C_RASP = {"UR": True, "UL": True, "NRFirst": True, "NLFirst": True,
           "NRLast": False, "NLLast": False}
 
@@ -47,91 +41,29 @@ GRAMMAR = (
     "non-adjacent occurrences and their neighbours), V >= 2 for UR/UL and V >= 3 for the N "
     "tasks; examples: UR_L10, NRLast_L16_uniform_V8"
 )
-_NAME = re.compile(r"^(?P<task>[A-Za-z]+)_L(?P<L>-?\d+)(?:_(?P<dist>[a-z0-9]+))??"
-                   r"(?:_V(?P<V>-?\d+))?$")
-# Candidate spaces (V^(n+1) contexts and queries) up to this size are enumerated and filtered.
-ENUMERATION_LIMIT = 1 << 22
-
-
-def symbol_dtype(symbols: int):
-    return np.uint8 if symbols <= 256 else np.int64
-
-
-@functools.lru_cache(maxsize=32)
-def enumerated_pool(cell: TaskCell, n: int) -> np.ndarray:
-    """Every item of length n of a small pool, in the order of their codes (base V, most
-    significant first): all candidate rows, filtered by ``cell.valid``. Cached: every split of
-    every size draws from the same pool."""
-    width = cell.item_width(n)
-    V = cell.symbols
-    codes = np.arange(V**width, dtype=np.int64)
-    digits = np.empty((len(codes), width), dtype=symbol_dtype(V))
-    for j in range(width - 1, -1, -1):
-        digits[:, j] = codes % V
-        codes //= V
-    pool = digits[cell.valid(digits, n)]
-    pool.setflags(write=False)
-    return pool
-
-
-def symbol_names(count: int) -> list[str]:
-    """Letters a..z, A..Z, then x52, x53, ...: names a word-level tokenizer (and an LLM) reads."""
-    letters = string.ascii_lowercase + string.ascii_uppercase
-    return [letters[i] if i < len(letters) else f"x{i}" for i in range(count)]
 
 
 @dataclass(frozen=True)
-class RetrievalConfig(TaskCell):
+class RetrievalConfig(SymbolTaskCell):
     """One retrieval cell: task, maximum context length L, length law and V symbols."""
 
-    task: str
-    max_len: int
-    dist: str = "fixed"
     symbols: int = DEFAULT_SYMBOLS
     dataset: str = "retrieval"
 
+    FAMILY: ClassVar[str] = "retrieval"
+    STREAM_ID: ClassVar[int] = 2
+    TASKS: ClassVar[tuple[str, ...]] = TASKS
+    DEFAULT_SYMBOLS: ClassVar[int] = DEFAULT_SYMBOLS
+    C_RASP: ClassVar[dict[str, bool]] = C_RASP
     COLUMNS: ClassVar[dict[str, str]] = {"context": SEQUENCE, "query": SCALAR, "answer": SCALAR}
     GRAMMAR: ClassVar[str] = GRAMMAR
-    PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
-    TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "lengths L+1..2L",
-                                                   "test_long": "lengths 2L+1..3L"}
 
-    def __post_init__(self):
-        if self.dataset != "retrieval":
-            raise ValueError(f"a RetrievalConfig is for dataset 'retrieval', not {self.dataset!r}")
-        if self.task not in TASKS:
-            raise ValueError(f"unknown retrieval task {self.task!r}; {GRAMMAR}")
-        if self.dist not in DISTS:
-            raise ValueError(f"unknown length distribution {self.dist!r}; {GRAMMAR}")
-        if not isinstance(self.max_len, int) or self.max_len < self.min_length:
-            raise ValueError(f"bad length L={self.max_len!r}: {self.task} needs "
-                             f"L >= {self.min_length}; {GRAMMAR}")
-        need = 2 if self.unique else 3
-        if not isinstance(self.symbols, int) or self.symbols < need:
-            raise ValueError(f"bad V={self.symbols!r}: {self.task} needs V >= {need} symbols; "
-                             f"{GRAMMAR}")
-
-    @classmethod
-    def parse(cls, dataset: str, name: str) -> RetrievalConfig:
-        m = _NAME.match(name) if isinstance(name, str) else None
-        if m is None:
-            raise ValueError(f"cannot parse config name {name!r}; {GRAMMAR}")
-        symbols = DEFAULT_SYMBOLS if m["V"] is None else int(m["V"])
-        return cls(m["task"], int(m["L"]), m["dist"] or "fixed", symbols, dataset)
-
-    def __str__(self) -> str:
-        name = f"{self.task}_L{self.max_len}"
-        if self.dist != "fixed":
-            name += f"_{self.dist}"
-        if self.symbols != DEFAULT_SYMBOLS:
-            name += f"_V{self.symbols}"
-        return name
+    def symbols_needed(self) -> tuple[int, str]:
+        if self.unique:
+            return 2, "the query and another symbol"
+        return 3, "the query and two different answers"
 
     # -- what the task is ------------------------------------------------------------
-    @property
-    def unique(self) -> bool:
-        return self.task.startswith("U")
-
     @property
     def rightward(self) -> bool:
         return "R" in self.task[:2]
@@ -143,41 +75,6 @@ class RetrievalConfig(TaskCell):
     @property
     def min_length(self) -> int:
         return 2 if self.unique else 4
-
-    @property
-    def test_splits(self) -> dict[str, tuple[int, ...]]:
-        L = self.max_len
-        return {"test": tuple(range(L + 1, 2 * L + 1)),
-                "test_long": tuple(range(2 * L + 1, 3 * L + 1))}
-
-    @property
-    def vocab(self) -> Vocab:
-        return Vocab(self.symbols)
-
-    def symbol_names(self) -> list[str]:
-        return symbol_names(self.symbols)
-
-    def describe(self) -> dict[str, str]:
-        return {"task": self.task, "symbols": str(self.symbols),
-                "C-RASP[pos]": "yes" if C_RASP[self.task] else "no"}
-
-    @classmethod
-    def layout_table(cls) -> str:
-        from .cell import example_table
-
-        return example_table([cls(task, 4, symbols=6) for task in TASKS])
-
-    @property
-    def variant(self) -> str:
-        return f"V{self.symbols}"
-
-    @property
-    def kind(self) -> str:
-        return self.task
-
-    @property
-    def family_param(self) -> int:
-        return self.symbols
 
     def token_length(self, n: int) -> int:
         return n + 4
@@ -198,9 +95,6 @@ class RetrievalConfig(TaskCell):
             return V * (n - 1) * (V - 1) ** (n - 1)
         return V * sum(math.comb(n - t, t) * (V - 1) ** (n - t - 1) * (V - 2)
                        for t in range(2, n // 2 + 1))
-
-    def stream_key(self, n: int) -> list[int]:
-        return [2, TASKS.index(self.task), self.symbols, n]
 
     def item_width(self, n: int) -> int:
         return n + 1  # the context, then the query
@@ -234,15 +128,6 @@ class RetrievalConfig(TaskCell):
             where = (n - 1 - at[:, ::-1].argmax(axis=1)) if self.last else at.argmax(axis=1)
             out[rows] = context[np.arange(len(rows)), where + step]
         return out
-
-    def stream(self, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
-        if self.symbols ** (n + 1) <= ENUMERATION_LIMIT:
-            pool = enumerated_pool(self, n)
-            return pool[rng.permutation(len(pool))[:count]]
-        from .sampling import distinct_draws
-
-        dtype = symbol_dtype(self.symbols)
-        return distinct_draws(lambda r, size: self._draw(n, size, r).astype(dtype), count, rng)
 
     def _draw(self, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` items drawn uniformly from the pool of length n (with repeats)."""
