@@ -102,3 +102,17 @@ def test_a_sweep_asks_for_checks_without_searches(tmp_path):
     assert [(str(j.cell), j.search) for j in sweep.jobs] == [
         ("UF_L4", False), ("NB_L4_uniform", False), ("NRLast_L6", True)]
     assert [str(c) for c in sweep.lengthgen_cells] == ["UF_L4", "NB_L4_uniform"]
+
+
+def test_nstar_and_kappa_run_on_the_new_families_unchanged(tmp_path):
+    out = tmp_path / "copy-kappa"
+    proc = run_cli(["--dataset", "copy", "--config", "UB_L3_uniform_V9", "--model", "lstm",
+                    "--max-steps", "40", "--eval-every", "20", "--lrs", "0.01", "--seeds", "1",
+                    "--n-start", "4", "--kappa", "--no-progress", "--out", str(out)])
+    assert proc.returncode == 0, proc.stderr
+    folder = ResultsFolder(out)
+    # N*_2, N*_3 and N*_joint (2..3), then κ from them, as for a word problem.
+    assert sorted(r.config for r in folder.read_nstar()) == ["UB_L2_V9", "UB_L3_V9",
+                                                              "UB_L3_uniform_V9"]
+    (kappa,) = folder.read_kappa()
+    assert kappa.config == "UB_L3_uniform_V9" and len(kappa.nstar_by_length) == 2
