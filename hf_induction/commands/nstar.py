@@ -262,11 +262,12 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parse_args(parser, argv)
+    # Arguments are checked before torch and the trainer are imported: usage errors are fast.
     from ..results import ProtocolMismatch
     from ..runner.run import print_tables, run_campaign
 
-    parser = build_parser()
-    args = parse_args(parser, argv)
     campaign = campaign_from_args(args, parser)
     from ..hub import HubError
 

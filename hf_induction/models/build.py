@@ -3,33 +3,12 @@
 import hashlib
 import json
 
-from transformers import (
-    AutoConfig,
-    AutoModelForCausalLM,
-    GPT2Config,
-    LlamaConfig,
-    MambaConfig,
-    PreTrainedConfig,
-    PreTrainedModel,
-)
+from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedConfig, PreTrainedModel
 
-from .dense_ssm import DenseSSMConfig
-from .gpt2_offset import GPT2OffsetConfig
-from .lstm import LSTMConfig
+# Importing our model folders registers them with the Auto classes.
+from . import dense_ssm, gpt2_offset, lstm  # noqa: F401
 from .presets import PRESETS
-
-CONFIG_CLASSES: dict[str, type[PreTrainedConfig]] = {
-    "dense_ssm": DenseSSMConfig,
-    "lstm": LSTMConfig,
-    "gpt2": GPT2Config,
-    "mamba": MambaConfig,
-    # The second study's transformers: absolute positions trained from random offsets, and
-    # rotary positions (transformers' Llama classes).
-    "gpt2_offset": GPT2OffsetConfig,
-    "rope": LlamaConfig,
-}
-MODEL_NAMES: tuple[str, ...] = tuple(CONFIG_CLASSES)
-HF_PREFIX = "hf:"
+from .registry import HF_PREFIX, config_class
 
 # Fields that change on save/load or select a kernel, not the function the model computes.
 VOLATILE_CONFIG_FIELDS = frozenset(
@@ -71,8 +50,8 @@ def _clear_foreign_tokens(config: PreTrainedConfig, tokens: dict[str, int]) -> N
             setattr(config, key, None)
 
 
-def _check_overrides(config_class: type[PreTrainedConfig], overrides: dict, name: str) -> None:
-    known = set(getattr(config_class, "__dataclass_fields__", {})) | set(config_class.attribute_map)
+def _check_overrides(cls: type[PreTrainedConfig], overrides: dict, name: str) -> None:
+    known = set(getattr(cls, "__dataclass_fields__", {})) | set(cls.attribute_map)
     unknown = sorted(set(overrides) - known)
     if unknown:
         raise ValueError(
@@ -96,15 +75,11 @@ def build_config(name: str, vocab_size, preset: str = "tiny", **overrides) -> Pr
         config = type(base)(**{**fields, **tokens, **overrides, "vocab_size": vocab_size})
         _clear_foreign_tokens(config, tokens)
         return config
-    if name not in CONFIG_CLASSES:
-        raise ValueError(
-            f"unknown model {name!r}; allowed: {list(MODEL_NAMES)} or '{HF_PREFIX}PATH_OR_REPO_ID'"
-        )
+    cls = config_class(name)
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; allowed: {list(PRESETS)}")
-    config_class = CONFIG_CLASSES[name]
-    _check_overrides(config_class, overrides, name)
-    config = config_class(
+    _check_overrides(cls, overrides, name)
+    config = cls(
         **{**PRESETS[preset][name], **tokens, **overrides, "vocab_size": vocab_size}
     )
     _clear_foreign_tokens(config, tokens)
@@ -115,7 +90,7 @@ def build_model(name: str, vocab_size, preset: str = "tiny", **overrides) -> Pre
     """Build an untrained causal LM.
 
     Args:
-        name: one of `MODEL_NAMES` ("dense_ssm", "lstm", "gpt2", "mamba"), or "hf:PATH_OR_REPO_ID"
+        name: one of `MODEL_NAMES` (registry.py), or "hf:PATH_OR_REPO_ID"
             for any `AutoConfig` (a folder with a config.json, or a Hub id); the preset is then
             unused.
         vocab_size: the task's ``Vocab`` (``cell.vocab``: its size and BOS, EOS and PAD go into

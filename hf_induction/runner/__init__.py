@@ -2,15 +2,26 @@
 
 This is the one room that knows every other: it turns a cell and a model into training
 data and a model factory, wraps ``train_grid`` as a resumable probe for the search, and
-spreads searches over processes with Accelerate. ``scripts/nstar.py`` is its thin CLI.
+spreads searches over processes with Accelerate. ``hf_induction/commands/nstar.py`` is its
+command line. Attributes load on first use, so the budgets and the sweep grammar are read
+without importing torch.
 """
 
-from .budgets import BUDGETS, Budget
-from .job import SearchJob, plan_jobs
-from .probe import JournalProbe
-from .run import Campaign, print_tables, run_campaign
+from __future__ import annotations
 
-__all__ = [
-    "BUDGETS", "Budget", "Campaign", "JournalProbe", "SearchJob", "plan_jobs", "print_tables",
-    "run_campaign",
-]
+import importlib
+
+_LAZY = {
+    "BUDGETS": "budgets", "Budget": "budgets", "SearchJob": "job", "plan_jobs": "job",
+    "JournalProbe": "probe", "Campaign": "run", "print_tables": "run", "run_campaign": "run",
+}
+
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
