@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hf_induction.commands.parsing import Parser
+from hf_induction.commands.parsing import Parser, nonnegative_int, output_folder, repo_id
 from hf_induction.data import build_folder
 from hf_induction.tasks import DATASETS, parse
 
@@ -24,11 +24,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dataset", required=True, choices=DATASETS, help="the task")
     p.add_argument("--configs", required=True, nargs="+", metavar="NAME",
                    help="config names, e.g. acot_L20 cot_L10_uniform (grammar in the card)")
-    p.add_argument("--out", required=True, type=Path, help="the dataset repo folder")
+    p.add_argument("--out", required=True, type=output_folder, help="the dataset repo folder")
     p.add_argument("--train-size", type=int, default=None,
                    help="training rows per config (default: 100,000 or the pool)")
-    p.add_argument("--seed", type=int, default=0, help="the seed every split is drawn with")
-    p.add_argument("--push-to-hub", metavar="REPO", default=None,
+    p.add_argument("--seed", type=nonnegative_int, default=0,
+                   help="the seed every split is drawn with")
+    p.add_argument("--push-to-hub", metavar="REPO", default=None, type=repo_id,
                    help="upload the folder to this Hub dataset repo in one commit (default: no "
                    "upload)")
     args = p.parse_args(argv)

@@ -10,16 +10,15 @@ of every search) and DIR/nstar_vs_length_*.png, DIR/kappa_*.png.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from hf_induction.commands.parsing import Parser
+from hf_induction.commands.parsing import Parser, output_folder
 from hf_induction.hub import write_leaderboard
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="leaderboard.py", description=__doc__)
     p.add_argument("results", help="a results folder, or a Hub dataset id (ORG/REPO)")
-    p.add_argument("--out", required=True, type=Path, help="the folder to write into")
+    p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
     try:
         written = write_leaderboard(args.results, args.out)

@@ -12,7 +12,15 @@ from ..runner.budgets import BUDGETS
 from ..runner.tracking import REPORT_TO, check_available
 from ..search import MODES, SearchSettings
 from ..tasks import DATASETS, parse
-from .parsing import Parser, read_recipe, recipe_tokens
+from .parsing import (
+    Parser,
+    nonnegative_int,
+    output_folder,
+    positive_finite,
+    read_recipe,
+    recipe_tokens,
+    repo_id,
+)
 
 EXAMPLES = """examples:
   accelerate launch scripts/nstar.py --dataset modadd --config acot_L10_uniform --model dense_ssm
@@ -25,10 +33,11 @@ EXAMPLES = """examples:
 
 def _floats(text: str) -> tuple[float, ...]:
     try:
-        return tuple(float(x) for x in text.split(","))
-    except ValueError:
+        return tuple(positive_finite(x) for x in text.split(","))
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
-            f"expected comma-separated numbers such as 1e-3,1e-4, got {text!r}") from None
+            f"expected comma-separated finite numbers > 0 such as 1e-3,1e-4, got {text!r}"
+        ) from None
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -76,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "paper: Algorithm 1 (divide by 1000 while N succeeds, then bisect)")
     p.add_argument("--kappa", action="store_true",
                    help="search N*_n for n = 2..L and N*_joint, then write kappa")
-    p.add_argument("--out", type=Path, default=Path("build/results"),
+    p.add_argument("--out", type=output_folder, default=Path("build/results"),
                    help="the results folder (the repository's results/ holds the published "
                    "campaign)")
     p.add_argument("--force", action="store_true",
@@ -99,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"validation cadence in steps {_preset_default('eval_every')}")
     g.add_argument("--batch-size", type=int,
                    help=f"examples per step {_preset_default('batch_size')}")
-    g.add_argument("--epsilon", type=float,
+    g.add_argument("--epsilon", type=positive_finite,
                    help=f"a run succeeds below this validation loss {_preset_default('epsilon')}")
     g.add_argument("--lrs", type=_floats,
                    help=f"comma-separated learning rates {_preset_default('lrs')}")
@@ -124,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="largest N probed (default: max_steps x batch size)")
     s.add_argument("--max-search-steps", type=int, default=20, help="most probes per search")
     r = p.add_argument_group("run")
-    r.add_argument("--data-seed", type=int, default=0, help="seed of the cells' data")
+    r.add_argument("--data-seed", type=nonnegative_int, default=0, help="seed of the cells' data")
     r.add_argument("--device", default=None,
                    help="cpu or cuda[:i] (default: cuda if present, else cpu)")
     r.add_argument("--threads", type=int, default=None,
@@ -140,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--logging-dir", type=Path, default=None,
                    help="where TensorBoard writes (default: OUT/runs; trackio and wandb use "
                    "their own stores)")
-    r.add_argument("--push-to-hub", metavar="ORG/REPO",
+    r.add_argument("--push-to-hub", metavar="ORG/REPO", type=repo_id,
                    help="upload the results folder to this Hub dataset repo when done "
                    "(default: no upload)")
     r.add_argument("--push-checkpoints", nargs="?", const="nstar", choices=("nstar", "probes"),
@@ -185,6 +194,25 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argpa
     return parser.parse_args(budget + recipe + argv)
 
 
+def check_device(text: str) -> str:
+    """The device, or ValueError saying why it cannot train here and what can."""
+    import torch
+
+    try:
+        device = torch.device(text)
+    except RuntimeError:
+        raise ValueError(f"--device {text!r} is not a device; allowed: cpu, cuda, cuda:N") from None
+    if device.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            raise ValueError(f"--device {text}: no CUDA device here; use --device cpu")
+        if device.index is not None and device.index >= count:
+            raise ValueError(f"--device {text}: this machine has cuda:0..cuda:{count - 1}")
+    elif device.type != "cpu":
+        raise ValueError(f"--device {text}: this trainer runs on cpu or cuda[:N]")
+    return text
+
+
 def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):
     """Validate everything before anything is written; errors go through parser.error."""
     import torch
@@ -207,9 +235,16 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed,
                              search=not args.no_search)
             sweep = None
+        if not jobs:
+            raise ValueError("nothing to run: the cells and models given make no job")
         for model in dict.fromkeys(j.model for j in jobs):
-            build_config(model, cells[0].vocab, budget.model_preset)
-        device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+            try:
+                build_config(model, cells[0].vocab, budget.model_preset)
+            except OSError as e:
+                # An hf: path or Hub id with no config there.
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise ValueError(f"--model {model}: {first}") from None
+        device = check_device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
         if args.threads is not None and args.threads < 1:
             raise ValueError(f"--threads must be >= 1, got {args.threads}")
         if device == "cpu":
@@ -265,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv)
     # Arguments are checked before torch and the trainer are imported: usage errors are fast.
-    from ..results import ProtocolMismatch
+    from ..results import CorruptResults, ProtocolMismatch
     from ..runner.run import print_tables, run_campaign
 
     campaign = campaign_from_args(args, parser)
@@ -273,9 +308,20 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         results = run_campaign(campaign)
-    except ProtocolMismatch as e:
-        print(f"nstar.py: error: {e} (pass --force to use this folder anyway)", file=sys.stderr)
+    except (ProtocolMismatch, CorruptResults) as e:
+        print(f"nstar.py: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"nstar.py: interrupted; every finished run is journaled in {campaign.out}, and a "
+              "rerun resumes", file=sys.stderr)
+        return 130
+    except OSError as e:
+        # Disk full, a read-only or vanished folder: nothing finished is lost.
+        what = e.strerror or type(e).__name__
+        where = f": {e.filename}" if e.filename else ""
+        print(f"nstar.py: error: {what}{where} (the results in {campaign.out} are kept; a "
+              "rerun resumes)", file=sys.stderr)
+        return 1
     except HubError as e:
         print(f"nstar.py: error: {e} (the results in {campaign.out} are kept; a rerun "
               "resumes)", file=sys.stderr)

@@ -4,6 +4,8 @@ YAML recipes whose keys are the flags."""
 from __future__ import annotations
 
 import argparse
+import math
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -92,3 +94,65 @@ def read_recipe(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of flag: value, got {type(data).__name__}")
     return data
+
+
+# -- argparse types: each checks one value at parse time, before anything is imported or written.
+
+def nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def positive_finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
+
+
+def output_folder(text: str) -> Path:
+    """A folder to write into: not a file, and inside a folder this process may write to
+    (checked on the nearest existing ancestor; nothing is created here)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{path}: cannot write into {existing} (permission "
+                                         "denied or a read-only filesystem)")
+    return path
+
+
+def repo_id(text: str) -> str:
+    """A Hub repo id as `huggingface_hub` validates it (ORG/NAME)."""
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(text)
+    except HFValidationError as e:
+        first = str(e).strip().splitlines()[0]
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Hub repo id: {first}") from None
+    if "/" not in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Hub repo id: expected ORG/NAME")
+    return text

@@ -12,20 +12,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hf_induction.commands.parsing import Parser
+from hf_induction.commands.parsing import Parser, nonnegative_float, nonnegative_int, repo_id
 from hf_induction.hub import HubError, push_results
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="push.py", description=__doc__)
     p.add_argument("folder", type=Path, help="the results folder (ResultsFolder)")
-    p.add_argument("repo_id", metavar="ORG/REPO", help="the Hub dataset repo")
+    p.add_argument("repo_id", metavar="ORG/REPO", type=repo_id, help="the Hub dataset repo")
     p.add_argument("--token", default=None,
                    help="a write token (default: HF_TOKEN, else the `hf auth login` token)")
     p.add_argument("--create", action="store_true", help="create the repo if it does not exist")
     p.add_argument("--private", action="store_true", help="with --create: a private repo")
-    p.add_argument("--max-retries", type=int, default=4, help="retries of transient failures")
-    p.add_argument("--backoff", type=float, default=1.0,
+    p.add_argument("--max-retries", type=nonnegative_int, default=4,
+                   help="retries of transient failures")
+    p.add_argument("--backoff", type=nonnegative_float, default=1.0,
                    help="seconds before the first retry; doubled each time")
     p.add_argument("--message", default=None,
                    help="the commit message (default: \"Results from FOLDER\")")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from hf_induction.commands.parsing import Parser
+from hf_induction.commands.parsing import Parser, output_folder
 from hf_induction.results import ResultsFolder, existing_results_folder
 from hf_induction.runner.report import nstar_vs_group, render_tables
 from hf_induction.runner.tables import kappa_rows, latest
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="report.py", description=__doc__)
     p.add_argument("results", type=existing_results_folder,
                    help="a results folder written by nstar.py")
-    p.add_argument("--out", required=True, type=Path, help="the folder to write into")
+    p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
     folder = args.results
     from hf_induction.hub.leaderboard import leaderboard_entries

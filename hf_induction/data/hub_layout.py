@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import yaml
+from filelock import FileLock
 from tqdm.auto import tqdm
 
 from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, family, generate, grammar
@@ -25,10 +26,11 @@ from .arrow import examples_to_table
 
 README = "README.md"
 BUILD_INFO = "build_info.json"
+BUILD_LOCK = ".build.lock"
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
 
@@ -112,12 +114,12 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCel
             ex = generate(cfg, split, train_size if split == "train" else None, seed)
             path = out / shard_path(str(cfg), split)
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.tmp")
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             pq.write_table(examples_to_table(ex), tmp)
             os.replace(tmp, path)
             rows[split] = len(ex)
             bar.update()
-        info[str(cfg)] = {
+        entry = {
             "describe": cfg.describe(), "dist": cfg.dist,
             # Distinct items at the training lengths (before validation takes its share).
             "pool": f"{sum(cfg.pool_size(n) for n in cfg.lengths):,}",
@@ -126,8 +128,11 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCel
             "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION,
         }
         # Card and build info are rewritten after each config, so an interrupted build
-        # leaves a loadable folder listing exactly the configs that are complete.
-        _atomic_write_text(out / BUILD_INFO, json.dumps(info, indent=1, sort_keys=True))
-        _atomic_write_text(out / README, render_card(card_template, dataset, info))
+        # leaves a loadable folder listing exactly the configs that are complete. Under the
+        # folder's lock, from what is on disk then: a build beside this one keeps its configs.
+        with FileLock(str(out / BUILD_LOCK)):
+            info = {**read_configs(out), str(cfg): entry}
+            _atomic_write_text(out / BUILD_INFO, json.dumps(info, indent=1, sort_keys=True))
+            _atomic_write_text(out / README, render_card(card_template, dataset, info))
     bar.close()
     return info

@@ -77,10 +77,14 @@ def upload_folder_once(
     commit_message: str = "Upload",
     allow_patterns: list[str] | None = None,
     ignore_patterns: list[str] | None = None,
+    delete_patterns: list[str] | None = None,
     max_retries: int = 4,
     backoff_s: float = 1.0,
 ) -> PushResult:
     """Upload ``folder`` to ``repo_id`` in a single commit; see the module docstring.
+
+    ``delete_patterns``: remote files that match and are not in the folder are deleted in
+    the same commit (``["*"]``: the repo mirrors the folder; ``.gitattributes`` stays).
 
     ``max_retries`` is how many times a transient failure is retried (so at most
     ``max_retries + 1`` commit attempts). Raises HubError (one line) on a missing token, a
@@ -116,6 +120,7 @@ def upload_folder_once(
             parent_commit=state["parent"],
             allow_patterns=allow_patterns,
             ignore_patterns=ignore_patterns,
+            delete_patterns=delete_patterns,
         )
         return info.oid
 

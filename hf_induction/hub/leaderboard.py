@@ -219,6 +219,12 @@ def write_leaderboard(source: str | Path, out: str | Path, **kwargs: Any) -> lis
     """Write ``out/leaderboard.md`` and the PNG figures; returns the files written."""
     from .plots import write_figures
 
+    if Path(source).exists():
+        # A local folder must be a results folder (a readable protocol.json), or the board
+        # would be silently empty.
+        from ..results import ResultsFolder
+
+        ResultsFolder.existing(source)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     entries = load_leaderboard(source, **kwargs)

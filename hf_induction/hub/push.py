@@ -16,7 +16,9 @@ from .commit import PushResult, upload_folder_once
 from .errors import HubError
 
 # Files a results folder may hold that are not results: atomic-write leftovers, caches.
-RESULTS_IGNORE = [".*.tmp", "**/.*.tmp", ".cache/**", "**/__pycache__/**", ".git/**"]
+# Temporary files, and the locks and claims that coordinate writers: not results.
+RESULTS_IGNORE = [".*.tmp", "**/.*.tmp", ".cache/**", "**/__pycache__/**", ".git/**",
+                  "*.lock", "**/*.lock", "claims/**"]
 
 
 def push_results(
@@ -33,8 +35,10 @@ def push_results(
     """Upload the results folder ``folder`` to the dataset repo ``repo_id`` in one commit.
 
     ``load_dataset(repo_id, "nstar" | "kappa" | "journal")`` then reads what
-    ``load_dataset(folder, ...)`` reads. ``create`` makes the repo if it does not exist;
-    otherwise a missing repo is an error. Raises HubError with a one-line message.
+    ``load_dataset(folder, ...)`` reads: the repo mirrors the folder, so a file gone from the
+    folder (a rank file of an earlier, wider launch) is deleted in the same commit. ``create``
+    makes the repo if it does not exist; otherwise a missing repo is an error. Raises
+    HubError with a one-line message.
     """
     folder = Path(folder)
     if not (folder / "README.md").is_file():
@@ -50,6 +54,7 @@ def push_results(
         private=private,
         commit_message=commit_message or f"Results from {folder.name}",
         ignore_patterns=RESULTS_IGNORE,
+        delete_patterns=["*"],
         max_retries=max_retries,
         backoff_s=backoff_s,
     )

@@ -34,7 +34,7 @@ answered from the journal, so no finished training run is repeated.
 from .folder import ResultsFolder, existing_results_folder
 from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
-from .protocol import ProtocolMismatch, diff_protocols
+from .protocol import CorruptResults, ProtocolMismatch, diff_protocols
 from .render import KAPPA_COLUMNS, LENGTHGEN_COLUMNS, NSTAR_COLUMNS, lengthgen_lines, write_table
 from .rows import KappaRow, LengthGenRow, NstarRow, OodRow
 
@@ -43,6 +43,7 @@ __all__ = [
     "LENGTHGEN_COLUMNS",
     "NSTAR_COLUMNS",
     "CorruptLineWarning",
+    "CorruptResults",
     "KappaRow",
     "LengthGenRow",
     "NstarRow",

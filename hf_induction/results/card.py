@@ -23,6 +23,7 @@ Always a Transformer?", arXiv 2505.21785).
   scored with the task's own metrics on the validation set (the training lengths) and on
   each longer test split; `results` is JSON, split -> lengths and metrics.
 - `journal`: one row per finished training run, as the trainer recorded it.
+- `pushes`: one row per checkpoint pushed to the Hub (`--push-checkpoints`).
 
 `protocol.json` holds what every result here depends on (ε, grid, budget, search settings).
 
@@ -46,6 +47,10 @@ def render_card() -> str:
             {
                 "config_name": "journal",
                 "data_files": [{"split": "train", "path": "journal/*.jsonl"}],
+            },
+            {
+                "config_name": "pushes",
+                "data_files": [{"split": "train", "path": "pushes/*.jsonl"}],
             },
         ],
         # Declared types keep a column typed even when every row so far holds null.

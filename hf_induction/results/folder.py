@@ -6,19 +6,22 @@ import argparse
 import json
 import warnings
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock
 
 from .card import render_card
 from .jsonl import atomic_write_text, clean
 from .keys import stable_hash
-from .protocol import ProtocolMismatch, diff_protocols
+from .protocol import CorruptResults, ProtocolMismatch, diff_protocols
 from .ranked import RankedJsonl
 from .rows import KappaRow, LengthGenRow, NstarRow, OodRow
 
 
 class ResultsFolder:
-    """``DIR/{README.md, protocol.json, journal/, nstar/, kappa/, ood/, lengthgen/}``.
+    """``DIR/{README.md, protocol.json, journal/, nstar/, kappa/, ood/, lengthgen/, pushes/}``.
 
     Each table is one JSONL file per process (``rank<r>.jsonl``), so processes never
     write the same file; only rank 0 writes README.md and protocol.json, each atomically.
@@ -26,7 +29,8 @@ class ResultsFolder:
     the line it was writing, and readers skip such a line with a warning.
     """
 
-    def __init__(self, path: str | Path, rank: int = 0) -> None:
+    def __init__(self, path: str | Path, rank: int = 0, write: bool = True) -> None:
+        """``write`` False opens a folder to read: nothing is created or rewritten."""
         self.path = Path(path)
         self.rank = rank
         self.journal = RankedJsonl(self.path / "journal", rank)
@@ -34,6 +38,9 @@ class ResultsFolder:
         self.kappa = RankedJsonl(self.path / "kappa", rank)
         self.ood = RankedJsonl(self.path / "ood", rank)
         self.lengthgen = RankedJsonl(self.path / "lengthgen", rank)
+        self.pushes = RankedJsonl(self.path / "pushes", rank)
+        if not write:
+            return
         for table in self.tables:
             table.directory.mkdir(parents=True, exist_ok=True)
         if rank == 0:
@@ -45,7 +52,7 @@ class ResultsFolder:
 
     @property
     def tables(self) -> tuple[RankedJsonl, ...]:
-        return (self.journal, self.nstar, self.kappa, self.ood, self.lengthgen)
+        return (self.journal, self.nstar, self.kappa, self.ood, self.lengthgen, self.pushes)
 
     @classmethod
     def existing(cls, path: str | Path) -> ResultsFolder:
@@ -56,7 +63,9 @@ class ResultsFolder:
         path = Path(path)
         if not (path / "protocol.json").exists():
             raise FileNotFoundError(f"{path} holds no results (no protocol.json)")
-        return cls(path)
+        folder = cls(path, write=False)
+        folder.read_protocol()  # a garbled protocol.json is one error here, not later
+        return folder
 
     @property
     def protocol_file(self) -> Path:
@@ -69,9 +78,18 @@ class ResultsFolder:
             atomic_write_text(card, text)
 
     def read_protocol(self) -> dict[str, Any] | None:
+        """The recorded protocol, None if there is none; CorruptResults if it is garbled."""
         if not self.protocol_file.exists():
             return None
-        return json.loads(self.protocol_file.read_text(encoding="utf-8"))
+        try:
+            protocol = json.loads(self.protocol_file.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CorruptResults(f"{self.protocol_file} is not valid JSON ({e}): fix it, or "
+                                 "move it away to start the folder anew") from None
+        if not isinstance(protocol, dict) or not {"train", "search"} <= set(protocol):
+            raise CorruptResults(f"{self.protocol_file} holds no protocol (a JSON object with "
+                                 "'train' and 'search'): fix it, or move it away")
+        return protocol
 
     def check_protocol(self, protocol: Mapping[str, Any], force: bool = False) -> str:
         """Refuse a folder made under another protocol; record the protocol if absent.
@@ -82,21 +100,33 @@ class ResultsFolder:
         """
         # Compare as stored JSON, so a tuple and the list read back count as equal.
         given = clean(protocol)
-        held = self.read_protocol()
-        if held != given:
-            if held is not None:
-                differences = diff_protocols(held, given)
-                if not force:
-                    raise ProtocolMismatch(self.protocol_file, differences)
-                warnings.warn(
-                    f"{self.protocol_file}: replacing the protocol (forced); differing keys: "
-                    + ", ".join(differences),
-                    stacklevel=2,
-                )
-            if self.rank == 0:
-                text = json.dumps(given, indent=2, sort_keys=True, allow_nan=False) + "\n"
-                atomic_write_text(self.protocol_file, text)
+        # Checked and recorded under one lock: of two launches with different protocols, the
+        # second to take it sees the first's protocol, and is refused.
+        with FileLock(str(self.protocol_file) + ".lock"):
+            held = self.read_protocol()
+            if held != given:
+                if held is not None:
+                    differences = diff_protocols(held, given)
+                    if not force:
+                        raise ProtocolMismatch(self.protocol_file, differences)
+                    warnings.warn(
+                        f"{self.protocol_file}: replacing the protocol (forced); differing "
+                        "keys: " + ", ".join(differences),
+                        stacklevel=2,
+                    )
+                if self.rank == 0:
+                    text = json.dumps(given, indent=2, sort_keys=True, allow_nan=False) + "\n"
+                    atomic_write_text(self.protocol_file, text)
         return stable_hash(given)
+
+    def claim(self, key: str) -> FileLock:
+        """The lock that claims the job ``key`` of this folder for one process: a process of
+        another launch that asks for it waits, or works on other jobs first. The operating
+        system releases it when its holder dies, so a killed launch leaves no stale claim,
+        and the workers a killed launcher orphaned keep theirs while they run."""
+        claims = self.path / "claims"
+        claims.mkdir(exist_ok=True)
+        return FileLock(str(claims / f"{key}.lock"))
 
     def append_run(self, key: str, record: Mapping[str, Any]) -> dict[str, Any]:
         """Journal one finished training run under ``key``; returns the row as stored."""
@@ -152,6 +182,14 @@ class ResultsFolder:
     def read_lengthgen(self) -> list[LengthGenRow]:
         return [LengthGenRow.from_dict(row) for row in self.lengthgen.read()]
 
+    def append_push(self, key: str, repo_id: str, search_key: str) -> None:
+        """Record a checkpoint push that landed (``repo_id``, of the search ``search_key``)."""
+        self.pushes.append({"key": key, "repo_id": repo_id, "search": search_key,
+                            "pushed_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+
+    def find_push(self, key: str) -> dict[str, Any] | None:
+        return self.pushes.find(key)
+
     def refresh(self) -> None:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""
         for table in self.tables:
@@ -163,5 +201,5 @@ def existing_results_folder(text: str) -> ResultsFolder:
     (the script exits with 2 and a message naming the path)."""
     try:
         return ResultsFolder.existing(text)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, CorruptResults) as e:
         raise argparse.ArgumentTypeError(str(e)) from None

@@ -45,27 +45,36 @@ def append_line(path: Path, line: str) -> None:
         os.fsync(f.fileno())
 
 
-def repair_tail(path: Path) -> None:
-    """Cut a partial last line (left by a killed writer) so the next append starts clean.
+def repair(path: Path) -> None:
+    """Drop what a reader would skip: a partial last line (a killed writer) and any line that
+    is not a JSON object (a garbled one), so the file reads clean and the runs those lines
+    recorded are retrained. The file is rewritten atomically, only if something is dropped.
 
-    Only the file's own writer may call this: it truncates.
+    Only the file's own writer may call this, holding the file's lock.
     """
     if not path.exists() or path.stat().st_size == 0:
         return
     data = path.read_bytes()
-    if data.endswith(b"\n"):
+    lines = data.split(b"\n")
+    tail = lines.pop()
+    keep = [raw for raw in lines if raw.strip() and _is_object(raw)]
+    dropped = len([raw for raw in lines if raw.strip()]) - len(keep) + bool(tail.strip())
+    if not dropped:
         return
-    keep = data.rfind(b"\n") + 1
     warnings.warn(
-        f"{path}: dropping a partial last line ({len(data) - keep} bytes) left by an "
-        "interrupted write",
+        f"{path}: dropping {dropped} unreadable line(s) left by an interrupted or garbled "
+        "write; the runs they recorded will be trained again",
         CorruptLineWarning,
         stacklevel=3,
     )
-    with open(path, "r+b") as f:
-        f.truncate(keep)
-        f.flush()
-        os.fsync(f.fileno())
+    atomic_write_text(path, "".join(raw.decode("utf-8") + "\n" for raw in keep))
+
+
+def _is_object(raw: bytes) -> bool:
+    try:
+        return isinstance(json.loads(raw.decode("utf-8")), dict)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -9,18 +9,21 @@ from typing import Any
 _ABSENT = "<absent>"
 
 
+class CorruptResults(ValueError):
+    """A file of a results folder cannot be read as what it should be (say protocol.json)."""
+
+
 class ProtocolMismatch(ValueError):
     """The results folder holds results of another protocol; mixing them would be wrong."""
 
     def __init__(self, path: Path, differences: Mapping[str, tuple[Any, Any]]) -> None:
         self.path = path
         self.differences = dict(differences)
-        lines = [f"  {key}: folder has {old!r}, this run has {new!r}"
-                 for key, (old, new) in sorted(self.differences.items())]
+        listed = "; ".join(f"{key}: folder {old!r}, this run {new!r}"
+                           for key, (old, new) in sorted(self.differences.items()))
         super().__init__(
-            f"{path} was written under another protocol; differing keys:\n"
-            + "\n".join(lines)
-            + "\nUse another output folder, or force (--force) to replace the protocol."
+            f"{path} was written under another protocol ({listed}); use another output "
+            "folder, or --force to replace the protocol"
         )
 
 

@@ -2,30 +2,35 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
-from .jsonl import append_line, read_jsonl, repair_tail, to_json
+from filelock import FileLock
+
+from .jsonl import append_line, read_jsonl, repair, to_json
 
 _RANK_FILE = re.compile(r"rank(\d+)\.jsonl")
 
 
 class RankedJsonl:
-    """Rows in ``<directory>/rank<r>.jsonl``: this process appends only to its own file.
+    """Rows in ``<directory>/rank<r>.jsonl``: a process appends only to its own rank's file.
 
-    Reads merge every rank's file. The key index is built on the first lookup and then
-    kept up to date with this process's own appends; rows other processes append later
-    are seen only after ``refresh()``. That is enough for resuming, which only needs what
-    was recorded before the rerun started, and for a split in which each search belongs
-    to one process.
+    Reads merge every rank's file. The key index follows the files as they grow: every
+    lookup reads the bytes appended since the last one (files only ever grow by whole lines),
+    so rows another process or another launch writes are seen at the next lookup. Appends
+    hold the file's lock (``filelock``, as `datasets` and `huggingface_hub` lock their
+    caches), so two launches whose processes share a rank never interleave their lines; the
+    first append of a process also repairs the file (a garbled line dropped).
     """
 
     def __init__(self, directory: Path, rank: int) -> None:
         self.directory = directory
         self.own_file = directory / f"rank{rank}.jsonl"
         self._index: dict[str, dict[str, Any]] | None = None
-        self._tail_checked = False
+        self._offsets: dict[Path, int] = {}
+        self._repaired = False
 
     def files(self) -> list[Path]:
         found = [(int(m.group(1)), p) for p in self.directory.glob("rank*.jsonl")
@@ -36,19 +41,48 @@ class RankedJsonl:
         """Every row of every rank, rank by rank, each in the order written."""
         return [row for path in self.files() for row in read_jsonl(path)]
 
+    def lock(self) -> FileLock:
+        return FileLock(str(self.own_file) + ".lock")
+
     def append(self, row: dict[str, Any]) -> None:
-        if not self._tail_checked:
-            repair_tail(self.own_file)
-            self._tail_checked = True
-        append_line(self.own_file, to_json(row))
+        with self.lock():
+            if not self._repaired:
+                repair(self.own_file)
+                self._repaired = True
+            append_line(self.own_file, to_json(row))
         if self._index is not None and "key" in row:
             self._index[row["key"]] = row
 
-    def find(self, key: str) -> dict[str, Any] | None:
+    def _sync(self) -> None:
+        """Add the complete lines appended to any rank file since the last sync."""
         if self._index is None:
-            # A key recorded twice (a forced rerun) resolves to the row read last.
-            self._index = {row["key"]: row for row in self.read() if "key" in row}
+            self._index, self._offsets = {}, {}
+        for path in self.files():
+            start = self._offsets.get(path, 0)
+            size = path.stat().st_size
+            if size < start:
+                # Rewritten by a repair: read it whole again.
+                start = 0
+            if size == start:
+                continue
+            with open(path, "rb") as f:
+                f.seek(start)
+                data = f.read(size - start)
+            end = data.rfind(b"\n") + 1  # a line still being written waits for the next sync
+            for raw in data[:end].split(b"\n"):
+                try:
+                    row = json.loads(raw) if raw.strip() else None
+                except (UnicodeDecodeError, json.JSONDecodeError):
+                    row = None  # read_jsonl warns of it; the index skips it
+                if isinstance(row, dict) and "key" in row:
+                    # A key recorded twice (a forced rerun) resolves to the row read last.
+                    self._index[row["key"]] = row
+            self._offsets[path] = start + end
+
+    def find(self, key: str) -> dict[str, Any] | None:
+        self._sync()
         return self._index.get(key)
 
     def refresh(self) -> None:
+        """Forget the index; the next lookup reads every file again."""
         self._index = None

@@ -148,14 +148,14 @@ class KappaRow:
         key: str,
         by_length: Mapping[int, NstarRow],
         joint: NstarRow,
-        git_commit: str = "",
+        git_commit: str | None = None,
         package_version: str = __version__,
         finished_at: str | None = None,
     ) -> KappaRow:
         """κ from the nstar rows of each fixed length n and of the joint (uniform) config.
 
         Dataset, config (the joint one), model, search mode, ε and protocol come from
-        ``joint``.
+        ``joint``, and so does the code's commit unless ``git_commit`` is given.
         """
         lengths = tuple(sorted(by_length))
         value = kappa({n: by_length[n].n_star for n in lengths}, joint.n_star)
@@ -178,7 +178,7 @@ class KappaRow:
             epsilon=joint.epsilon,
             protocol_hash=joint.protocol_hash,
             package_version=package_version,
-            git_commit=git_commit,
+            git_commit=joint.git_commit if git_commit is None else git_commit,
             finished_at=finished_at or _now(),
         )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from ..results import NstarRow
 from ..tasks.tokenizer import build_tokenizer
@@ -18,10 +19,14 @@ def checkpoint_repo_id(prefix: str, row: NstarRow, n: int) -> str:
 
 
 def push_winners(probe: JournalProbe, row: NstarRow, repo_prefix: str, which: str,
-                 epsilon: float, results_repo: str | None = None) -> list[str]:
+                 epsilon: float, results_repo: str | None = None,
+                 pushed_before: Callable[[str], bool] = lambda repo_id: False,
+                 on_pushed: Callable[[str], None] = lambda repo_id: None) -> list[str]:
     """Retrain the best run of the chosen probes (deterministic, same seed) and push it.
 
-    ``which`` is "nstar" (the probe at N* only) or "probes" (every succeeding probe).
+    ``which`` is "nstar" (the probe at N* only) or "probes" (every succeeding probe). A repo
+    ``pushed_before`` says is done is skipped; ``on_pushed`` hears each push that landed, so
+    that a push that failed is retried by the next run.
     """
     from ..hub import push_checkpoint
 
@@ -30,12 +35,14 @@ def push_winners(probe: JournalProbe, row: NstarRow, repo_prefix: str, which: st
         outcomes = [p for p in outcomes if p.n == row.n_star]
     pushed = []
     for outcome in outcomes:
+        repo_id = checkpoint_repo_id(repo_prefix, row, outcome.n)
+        if pushed_before(repo_id):
+            continue
         best = min((r for r in outcome.runs if r["success"]),
                    key=lambda r: r["best_val_loss"] if r["best_val_loss"] is not None
                    else math.inf)
         result, model = train_model(probe.model_factory, probe.data(outcome.n), outcome.n,
                                     best["lr"], best["seed"], probe.settings)
-        repo_id = checkpoint_repo_id(repo_prefix, row, outcome.n)
         fields = {
             "task": row.dataset, "config": row.config, "model": row.model, "n": outcome.n,
             "learning_rate": result.lr, "seed": result.seed, "steps": result.steps,
@@ -44,5 +51,6 @@ def push_winners(probe: JournalProbe, row: NstarRow, repo_prefix: str, which: st
         if results_repo:
             fields["results_repo"] = results_repo
         push_checkpoint(model.cpu(), build_tokenizer(probe.job.cell), repo_id, fields)
+        on_pushed(repo_id)
         pushed.append(repo_id)
     return pushed

@@ -53,7 +53,9 @@ def runs_of(row: NstarRow) -> list[dict]:
 
 
 def search_rows(rows: Sequence[NstarRow]) -> list[list[str]]:
-    """Every search: its bracket, the steps it spent and the paper protocol's for its probes."""
+    """Every search: its bracket, the steps it spent and the paper protocol's for its probes;
+    with the protocol's hash when the rows come from more than one (a --force)."""
+    mixed = len({r.protocol_hash for r in rows}) > 1
     out = []
     for r in sorted(rows, key=lambda r: (r.dataset, r.model, _cell_sort(r))):
         paper = r.num_probes * PAPER_STEPS_PER_PROBE
@@ -61,8 +63,13 @@ def search_rows(rows: Sequence[NstarRow]) -> list[list[str]]:
                     f"({fmt(r.largest_failing)}, {fmt(r.n_star)}]", fmt(r.pool_size),
                     str(r.num_probes), fmt(r.total_steps),
                     fmt(paper / r.total_steps if r.total_steps else None),
-                    f"{r.wall_s:.0f}"])
+                    f"{r.wall_s:.0f}", *([r.protocol_hash] if mixed else [])])
     return out
+
+
+def search_columns(rows: Sequence[NstarRow]) -> tuple[str, ...]:
+    mixed = len({r.protocol_hash for r in rows}) > 1
+    return SEARCH_COLUMNS + (("protocol",) if mixed else ())
 
 
 SEARCH_COLUMNS = ("task", "config", "model", "preset", "N*", "bracket", "pool", "probes",
@@ -200,7 +207,10 @@ def render_tables(folder: ResultsFolder, figures: Sequence[str] = ()) -> str:
              "## Protocol and its deviations from the paper", "",
              "```json", json.dumps(protocol, indent=1, sort_keys=True), "```", ""]
     parts += [f"- {line}" for line in deviations(protocol, nstar)] or ["- none"]
-    parts += ["", "## N* per search", "", table(SEARCH_COLUMNS, search_rows(nstar)),
+    if len({r.protocol_hash for r in nstar}) > 1:
+        parts += ["", "The folder holds searches of more than one protocol (it was forced): the "
+                  "protocol column tells them apart, and only the current one is printed above."]
+    parts += ["", "## N* per search", "", table(search_columns(nstar), search_rows(nstar)),
               "", "## κ", "", table(KAPPA_COLUMNS, kappa_table(kappa_rows(folder))),
               "", "## Out of distribution (length 2L; chance 0, perfect 1)", "",
               table(OOD_COLUMNS, ood_table(latest(folder.read_ood()))),

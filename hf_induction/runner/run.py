@@ -9,6 +9,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from filelock import Timeout
 from tqdm.auto import tqdm
 
 from ..models import build_config, model_config_hash
@@ -199,12 +200,25 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
         hardware=_hardware(campaign.train.device), wall_s=time.perf_counter() - start,
     )
     folder.append_nstar(row)
-    if campaign.checkpoint_prefix:
-        for repo_id in push_winners(probe, row, campaign.checkpoint_prefix,
-                                    campaign.checkpoints_of, campaign.train.epsilon,
-                                    campaign.checkpoint_prefix):
-            bar.write(f"  {job.label}: checkpoint pushed to {repo_id}")
     return row
+
+
+def push_checkpoints(job: SearchJob, row: NstarRow, campaign: Campaign, folder: ResultsFolder,
+                     protocol_hash: str) -> None:
+    """Push the search's winning runs that are not pushed yet: each push is its own recorded
+    step, after the search's row, so one that failed is retried by the rerun."""
+    fields = key_fields(job, campaign, protocol_hash)
+    probe = JournalProbe(job, folder, campaign.train, model_factory(job, campaign), fields)
+
+    def push_key(repo_id: str) -> str:
+        return run_key(kind="push", repo_id=repo_id, search=row.key)
+
+    for repo_id in push_winners(
+            probe, row, campaign.checkpoint_prefix, campaign.checkpoints_of,
+            campaign.train.epsilon, campaign.checkpoint_prefix,
+            pushed_before=lambda repo_id: folder.find_push(push_key(repo_id)) is not None,
+            on_pushed=lambda repo_id: folder.append_push(push_key(repo_id), repo_id, row.key)):
+        tqdm.write(f"  {job.label}: checkpoint pushed to {repo_id}")
 
 
 def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: str
@@ -222,10 +236,28 @@ def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: s
         row = folder.find_kappa(kkey)
         if row is None:
             row = KappaRow.build(key=kkey, by_length={j.cell.max_len: searches[j] for j in fixed},
-                                 joint=searches[joint])
+                                 joint=searches[joint], git_commit=_git_commit())
             folder.append_kappa(row)
         rows.append(row)
     return rows
+
+
+def job_key(job: SearchJob, campaign: Campaign, protocol_hash: str) -> str:
+    """What a claim is taken on: the job's search (or checks) in this protocol."""
+    return run_key(kind="job", search=job.search, **key_fields(job, campaign, protocol_hash))
+
+
+def run_job(job: SearchJob, campaign: Campaign, folder: ResultsFolder, protocol_hash: str,
+            position: int = 0) -> None:
+    """The job's search and checks; whatever the folder already holds is answered from it."""
+    if job.search:
+        row = search_one(job, campaign, folder, protocol_hash, position=position)
+        if campaign.checkpoint_prefix:
+            push_checkpoints(job, row, campaign, folder, protocol_hash)
+    if job.cell in campaign.ood_cells:
+        ood_one(job, campaign, folder, protocol_hash)
+    if job.cell in campaign.lengthgen_cells:
+        lengthgen_one(job, campaign, folder, protocol_hash)
 
 
 @dataclass(frozen=True)
@@ -253,13 +285,25 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
         protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
     # Round robin, not contiguous chunks: a sweep lists a model's searches together, and
     # their costs differ by an order of magnitude between models.
-    for job in campaign.jobs[state.process_index::state.num_processes]:
-        if job.search:
-            search_one(job, campaign, folder, protocol_hash, position=state.process_index)
-        if job.cell in campaign.ood_cells:
-            ood_one(job, campaign, folder, protocol_hash)
-        if job.cell in campaign.lengthgen_cells:
-            lengthgen_one(job, campaign, folder, protocol_hash)
+    mine = campaign.jobs[state.process_index::state.num_processes]
+    # Each job is claimed before it trains: a job another launch holds waits until this
+    # process has done the rest, then it is taken (and answered from the folder).
+    held_elsewhere = []
+    for job in mine:
+        claim = folder.claim(job_key(job, campaign, protocol_hash))
+        try:
+            claim.acquire(timeout=0)
+        except Timeout:
+            held_elsewhere.append((job, claim))
+            continue
+        try:
+            run_job(job, campaign, folder, protocol_hash, state.process_index)
+        finally:
+            claim.release()
+    for job, claim in held_elsewhere:
+        tqdm.write(f"  {job.label}: another launch holds it; waiting for it to finish")
+        with claim:
+            run_job(job, campaign, folder, protocol_hash, state.process_index)
     state.wait_for_everyone()
     if not state.is_main_process:
         return CampaignResults()

@@ -60,6 +60,9 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
         if unknown or missing:
             raise ValueError(f"{where}: unknown keys {sorted(unknown)}, missing keys "
                              f"{sorted(missing)}; allowed: {sorted(KEYS)}")
+        for key in ("configs", "formats", "lengths", "dists", "groups", "models"):
+            if key in entry and not (isinstance(entry[key], list) and entry[key]):
+                raise ValueError(f"{where}: {key} must be a non-empty list, got {entry[key]!r}")
         try:
             if "configs" in entry:
                 cells = [parse(entry["dataset"], name) for name in entry["configs"]]

@@ -72,10 +72,11 @@ class TrainSettings:
         for name in ("max_steps", "batch_size", "eval_every", "eval_batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not self.epsilon > 0:
-            raise ValueError(f"epsilon must be > 0, got {self.epsilon}")
-        if not self.lrs or any(not lr > 0 for lr in self.lrs):
-            raise ValueError(f"lrs must be a non-empty tuple of positive floats, got {self.lrs}")
+        if not (math.isfinite(self.epsilon) and self.epsilon > 0):
+            raise ValueError(f"epsilon must be a finite number > 0, got {self.epsilon}")
+        if not self.lrs or any(not (math.isfinite(lr) and lr > 0) for lr in self.lrs):
+            raise ValueError(
+                f"lrs must be a non-empty tuple of finite numbers > 0, got {self.lrs}")
         if not self.seeds or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds must be a non-empty tuple of distinct ints, got {self.seeds}")
         if len(set(self.lrs)) != len(self.lrs):
