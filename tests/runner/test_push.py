@@ -55,3 +55,57 @@ def test_a_failed_push_is_one_line_and_keeps_the_results(hub_server, tmp_path):
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].startswith("nstar.py: error:")
     assert (out / "nstar" / "rank0.jsonl").read_text().strip()
+
+
+def test_a_failed_checkpoint_push_is_retried_by_the_rerun(hub_server, tmp_path):
+    out = tmp_path / "results"
+    args = [sys.executable, NSTAR, *ARGS, "--out", str(out), "--push-to-hub",
+            "lab/retried", "--push-checkpoints"]
+    # The model repo's commit is refused (not a transient error): the search has finished,
+    # its row is written, and the push is what is left.
+    hub_server.fail_next("POST", r"/api/models/lab/retried-.*/commit/", "403", times=1)
+    first = hub_server.run(args, timeout=600, cwd=str(ROOT))
+    assert first.returncode == 1, first.stderr[-2000:]
+    assert first.stderr.strip().splitlines()[-1].startswith("nstar.py: error:")
+    assert (out / "nstar" / "rank0.jsonl").read_text().strip()
+    assert not (out / "pushes" / "rank0.jsonl").read_text().strip()
+    again = hub_server.run(args, timeout=600, cwd=str(ROOT))
+    assert again.returncode == 0, again.stderr[-2000:]
+    (pushed,) = [json.loads(x) for x in (out / "pushes" / "rank0.jsonl").read_text().splitlines()]
+    assert pushed["repo_id"].startswith("lab/retried-dense_ssm-acot_L4_m3-n")
+    assert f"checkpoint pushed to {pushed['repo_id']}" in again.stdout
+    files = hub_server.run_python(
+        f"from huggingface_hub import HfApi; print(HfApi().list_repo_files({pushed['repo_id']!r}))")
+    assert "model.safetensors" in files.stdout
+    # A third run pushes nothing again.
+    third = hub_server.run(args, timeout=600, cwd=str(ROOT))
+    assert third.returncode == 0 and "checkpoint pushed" not in third.stdout
+
+
+def test_a_push_mirrors_the_folder(hub_server, tmp_path):
+    out = tmp_path / "results"
+    code = textwrap.dedent(f"""
+        import json
+        from pathlib import Path
+        from huggingface_hub import HfApi
+        from datasets import load_dataset
+        from hf_induction.hub import push_results
+        from hf_induction.results import ResultsFolder
+        out = Path({str(out)!r})
+        for rank in (0, 1):
+            ResultsFolder(out, rank=rank).append_run(f"k{{rank}}", {{"n": rank}})
+        push_results(out, "lab/mirror", create=True)
+        before = HfApi().list_repo_files("lab/mirror", repo_type="dataset")
+        (out / "journal" / "rank1.jsonl").unlink()   # a 1-rank launch's folder, pushed over
+        push_results(out, "lab/mirror")
+        after = HfApi().list_repo_files("lab/mirror", repo_type="dataset")
+        rows = load_dataset("lab/mirror", "journal", split="train").num_rows
+        print("RESULT " + json.dumps(dict(before=before, after=after, rows=rows)))
+    """)
+    done = hub_server.run_python(code, timeout=300, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+    got = json.loads(line[len("RESULT "):])
+    assert "journal/rank1.jsonl" in got["before"] and "journal/rank1.jsonl" not in got["after"]
+    assert not any(f.endswith(".lock") or f.startswith("claims/") for f in got["after"])
+    assert got["rows"] == 1
