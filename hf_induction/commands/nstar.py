@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -296,6 +297,14 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                     report_to=tuple(args.report_to), logging_dir=args.logging_dir)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is, so that it stops as cleanly as on Ctrl-C."""
+
+
+def _terminated(signum, frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv)
@@ -304,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     from ..runner.run import print_tables, run_campaign
 
     campaign = campaign_from_args(args, parser)
+    # SIGTERM (a scheduler's preemption, torchrun stopping its workers) ends like Ctrl-C.
+    signal.signal(signal.SIGTERM, _terminated)
     from ..hub import HubError
 
     try:
@@ -311,10 +322,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ProtocolMismatch, CorruptResults) as e:
         print(f"nstar.py: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"nstar.py: interrupted; every finished run is journaled in {campaign.out}, and a "
+    except KeyboardInterrupt as e:
+        what = "terminated" if isinstance(e, Terminated) else "interrupted"
+        print(f"nstar.py: {what}; every finished run is journaled in {campaign.out}, and a "
               "rerun resumes", file=sys.stderr)
-        return 130
+        return 143 if isinstance(e, Terminated) else 130
     except OSError as e:
         # Disk full, a read-only or vanished folder: nothing finished is lost.
         what = e.strerror or type(e).__name__

@@ -219,9 +219,8 @@ def write_leaderboard(source: str | Path, out: str | Path, **kwargs: Any) -> lis
     """Write ``out/leaderboard.md`` and the PNG figures; returns the files written."""
     from .plots import write_figures
 
-    if Path(source).exists():
-        # A local folder must be a results folder (a readable protocol.json), or the board
-        # would be silently empty.
+    if (Path(source) / "protocol.json").exists():
+        # A garbled protocol is an error here, not a silently empty board.
         from ..results import ResultsFolder
 
         ResultsFolder.existing(source)

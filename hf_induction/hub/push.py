@@ -18,7 +18,7 @@ from .errors import HubError
 # Files a results folder may hold that are not results: atomic-write leftovers, caches.
 # Temporary files, and the locks and claims that coordinate writers: not results.
 RESULTS_IGNORE = [".*.tmp", "**/.*.tmp", ".cache/**", "**/__pycache__/**", ".git/**",
-                  "*.lock", "**/*.lock", "claims/**"]
+                  "*.lock", "**/*.lock", ".locks/**", "claims/**"]
 
 
 def push_results(

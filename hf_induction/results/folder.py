@@ -86,9 +86,9 @@ class ResultsFolder:
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise CorruptResults(f"{self.protocol_file} is not valid JSON ({e}): fix it, or "
                                  "move it away to start the folder anew") from None
-        if not isinstance(protocol, dict) or not {"train", "search"} <= set(protocol):
-            raise CorruptResults(f"{self.protocol_file} holds no protocol (a JSON object with "
-                                 "'train' and 'search'): fix it, or move it away")
+        if not isinstance(protocol, dict):
+            raise CorruptResults(f"{self.protocol_file} holds no protocol (a JSON object): fix "
+                                 "it, or move it away")
         return protocol
 
     def check_protocol(self, protocol: Mapping[str, Any], force: bool = False) -> str:
@@ -102,7 +102,8 @@ class ResultsFolder:
         given = clean(protocol)
         # Checked and recorded under one lock: of two launches with different protocols, the
         # second to take it sees the first's protocol, and is refused.
-        with FileLock(str(self.protocol_file) + ".lock"):
+        (self.path / ".locks").mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.path / ".locks" / "protocol.lock")):
             held = self.read_protocol()
             if held != given:
                 if held is not None:

@@ -58,12 +58,14 @@ def repair(path: Path) -> None:
     lines = data.split(b"\n")
     tail = lines.pop()
     keep = [raw for raw in lines if raw.strip() and _is_object(raw)]
-    dropped = len([raw for raw in lines if raw.strip()]) - len(keep) + bool(tail.strip())
-    if not dropped:
+    garbled = len([raw for raw in lines if raw.strip()]) - len(keep)
+    what = [*(["a partial last line"] if tail.strip() else []),
+            *([f"{garbled} garbled line(s)"] if garbled else [])]
+    if not what:
         return
     warnings.warn(
-        f"{path}: dropping {dropped} unreadable line(s) left by an interrupted or garbled "
-        "write; the runs they recorded will be trained again",
+        f"{path}: dropping {' and '.join(what)} left by an interrupted or damaged write; the "
+        "runs they recorded will be trained again",
         CorruptLineWarning,
         stacklevel=3,
     )

@@ -28,6 +28,8 @@ class RankedJsonl:
     def __init__(self, directory: Path, rank: int) -> None:
         self.directory = directory
         self.own_file = directory / f"rank{rank}.jsonl"
+        # Beside the tables, not in them: a table's folder holds its rows only.
+        self.lock_file = directory.parent / ".locks" / f"{directory.name}-rank{rank}.lock"
         self._index: dict[str, dict[str, Any]] | None = None
         self._offsets: dict[Path, int] = {}
         self._repaired = False
@@ -42,7 +44,8 @@ class RankedJsonl:
         return [row for path in self.files() for row in read_jsonl(path)]
 
     def lock(self) -> FileLock:
-        return FileLock(str(self.own_file) + ".lock")
+        self.lock_file.parent.mkdir(exist_ok=True)
+        return FileLock(str(self.lock_file))
 
     def append(self, row: dict[str, Any]) -> None:
         with self.lock():

@@ -29,6 +29,8 @@ def nstar_row(dataset, config, model, n_star):
 
 def write_results(path: Path) -> ResultsFolder:
     folder = ResultsFolder(path)
+    # Every folder nstar.py writes records its protocol; readers check it is there.
+    folder.check_protocol({"train": {"max_steps": 10}, "search": {"mode": "refined"}})
     for (dataset, fmt, model), (by_n, joint) in NSTARS.items():
         rows = {n: nstar_row(dataset, f"{fmt}_L{n}", model, v)
                 for n, v in zip(range(2, L + 1), by_n, strict=True)}

@@ -199,7 +199,9 @@ def test_a_read_only_output_is_refused_before_any_compute(tmp_path, mounts):
     assert time.perf_counter() - start < 30
 
 
-def test_ctrl_c_is_one_line_and_a_rerun_resumes(tmp_path):
+@pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+                         ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_is_one_line_and_a_rerun_resumes(tmp_path, signum, code):
     out = tmp_path / "interrupted"
     proc = subprocess.Popen([sys.executable, NSTAR, *BASE, "--out", str(out)], env=env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -207,9 +209,9 @@ def test_ctrl_c_is_one_line_and_a_rerun_resumes(tmp_path):
     deadline = time.time() + 120
     while time.time() < deadline and not (journal.exists() and journal.read_text().strip()):
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     assert len(err.strip().splitlines()) == 1 and "a rerun resumes" in err
     before = journal_keys(out)
     again = run_cli([*BASE, "--out", str(out)])
