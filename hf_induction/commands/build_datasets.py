@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 from hf_induction.commands.parsing import Parser, nonnegative_int, output_folder, repo_id
-from hf_induction.data import build_folder
 from hf_induction.tasks import DATASETS, parse
 
 # The dataset cards' templates, beside the builders at the root of the repository.
@@ -45,10 +44,12 @@ def main(argv: list[str] | None = None) -> int:
               "ships with the repository, not the wheel)", file=sys.stderr)
         return 2
     template = card.read_text()
+    from hf_induction.data import build_folder  # after the arguments: usage errors are fast
+
     try:
         info = build_folder(args.out, args.dataset, configs, template, args.train_size, args.seed)
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"build_datasets.py: error: {e}", file=sys.stderr)
         return 2
     print(f"{args.out}: {len(info)} configs ({', '.join(sorted(info))})")
     if args.push_to_hub:
@@ -60,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
                 args.out, args.push_to_hub, repo_type="dataset", token=None, create=True,
                 commit_message=f"Add configs: {', '.join(args.configs)}")
         except HubError as e:
-            print(f"error: {e} (the folder {args.out} is kept)", file=sys.stderr)
+            print(f"build_datasets.py: error: {e} (the folder {args.out} is kept)",
+                  file=sys.stderr)
             return 1
         print(f"pushed to {args.push_to_hub}: "
               f"{'commit ' + pushed.commit if pushed.changed else 'unchanged, no commit'}")

@@ -24,7 +24,8 @@ def main(argv: list[str] | None = None) -> int:
         written = write_leaderboard(args.results, args.out)
     except (OSError, ValueError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        print(f"error: cannot read results {args.results}: {first}", file=sys.stderr)
+        print(f"leaderboard.py: error: cannot read results {args.results}: {first}",
+              file=sys.stderr)
         return 1
     for path in written:
         print(path)

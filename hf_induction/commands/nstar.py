@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -196,33 +197,42 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argpa
 
 
 def check_device(text: str) -> str:
-    """The device, or ValueError saying why it cannot train here and what can."""
+    """The device, or ValueError saying why it cannot train here and what can.
+
+    The spelling is checked without torch; only whether CUDA is present needs it."""
+    match = re.fullmatch(r"(cpu|cuda)(?::(\d+))?", text)
+    if match is None or (match[1] == "cpu" and match[2] is not None):
+        raise ValueError(f"--device {text!r} is not a device this trainer runs on; allowed: "
+                         "cpu, cuda, cuda:N")
+    if match[1] == "cpu":
+        return text
     import torch
 
-    try:
-        device = torch.device(text)
-    except RuntimeError:
-        raise ValueError(f"--device {text!r} is not a device; allowed: cpu, cuda, cuda:N") from None
-    if device.type == "cuda":
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        if count == 0:
-            raise ValueError(f"--device {text}: no CUDA device here; use --device cpu")
-        if device.index is not None and device.index >= count:
-            raise ValueError(f"--device {text}: this machine has cuda:0..cuda:{count - 1}")
-    elif device.type != "cpu":
-        raise ValueError(f"--device {text}: this trainer runs on cpu or cuda[:N]")
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if count == 0:
+        raise ValueError(f"--device {text}: no CUDA device here; use --device cpu")
+    if match[2] is not None and int(match[2]) >= count:
+        raise ValueError(f"--device {text}: this machine has cuda:0..cuda:{count - 1}")
     return text
 
 
-def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):
-    """Validate everything before anything is written; errors go through parser.error."""
-    import torch
+def check_results_folder(out: Path) -> None:
+    """A results folder whose protocol.json is garbled is refused before anything is written."""
+    from ..results import CorruptResults, ResultsFolder
 
-    from ..models import build_config
+    try:
+        ResultsFolder(out, write=False).read_protocol()
+    except CorruptResults as e:
+        raise ValueError(str(e)) from None
+
+
+def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):
+    """Validate everything before anything is written; errors go through parser.error.
+
+    What can be checked without torch is checked first, so that those errors are fast."""
+    from ..models.registry import check_model_name
     from ..runner.job import plan_jobs
-    from ..runner.run import Campaign
     from ..runner.sweep import load_sweep
-    from ..training import TrainSettings
 
     budget = BUDGETS[args.preset]
     if (args.sweep is None) == (args.dataset is None or args.config is None):
@@ -238,16 +248,47 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             sweep = None
         if not jobs:
             raise ValueError("nothing to run: the cells and models given make no job")
-        for model in dict.fromkeys(j.model for j in jobs):
+        models = list(dict.fromkeys(j.model for j in jobs))
+        for model in models:
+            check_model_name(model)
+        if args.threads is not None and args.threads < 1:
+            raise ValueError(f"--threads must be >= 1, got {args.threads}")
+        check_available(args.report_to)
+        check_results_folder(args.out)
+        if args.device is not None:
+            check_device(args.device)
+    except ValueError as e:
+        parser.error(str(e))
+    if args.push_checkpoints and not args.push_to_hub:
+        parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
+    for flag in ("ood", "lengthgen"):
+        if getattr(args, flag) is not None and getattr(args, flag) < 0:
+            parser.error(f"--{flag} takes a training-set size >= 1, got {getattr(args, flag)}")
+    if args.no_search and args.ood is None and args.lengthgen is None and args.sweep is None:
+        parser.error("--no-search leaves nothing to run: add --ood or --lengthgen")
+    ood_cells = (tuple(cells) if args.ood is not None
+                 else sweep.ood_cells if sweep is not None else ())
+    no_ood = sorted({f"{c.dataset}/{c}" for c in ood_cells if not c.OOD_CHECK})
+    if no_ood:
+        parser.error(f"the OOD check (length 2L, normalised state accuracy) is the word "
+                     f"problems'; {', '.join(no_ood)}: use --lengthgen")
+
+    # What needs torch or transformers: the models' configs, the device, the settings.
+    import torch
+
+    from ..models import build_config
+    from ..runner.run import Campaign
+    from ..training import TrainSettings
+
+    try:
+        for model in models:
             try:
                 build_config(model, cells[0].vocab, budget.model_preset)
             except OSError as e:
                 # An hf: path or Hub id with no config there.
                 first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                 raise ValueError(f"--model {model}: {first}") from None
-        device = check_device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        if args.threads is not None and args.threads < 1:
-            raise ValueError(f"--threads must be >= 1, got {args.threads}")
+        device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
         if device == "cpu":
             # Tiny models are bound by per-op overhead, which a second thread only adds to;
             # use more processes instead (docs/benchmarks.md, threads).
@@ -265,7 +306,6 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             mixed_precision=(args.mixed_precision
                              or os.environ.get("ACCELERATE_MIXED_PRECISION", "no")).lower(),
         )
-        check_available(args.report_to)
         search = SearchSettings(
             mode=args.search, max_search_steps=args.max_search_steps,
             n_max=train.max_steps * train.batch_size if args.n_max is None else args.n_max,
@@ -273,19 +313,6 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         )
     except ValueError as e:
         parser.error(str(e))
-    if args.push_checkpoints and not args.push_to_hub:
-        parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
-    for flag in ("ood", "lengthgen"):
-        if getattr(args, flag) is not None and getattr(args, flag) < 0:
-            parser.error(f"--{flag} takes a training-set size >= 1, got {getattr(args, flag)}")
-    if args.no_search and args.ood is None and args.lengthgen is None and args.sweep is None:
-        parser.error("--no-search leaves nothing to run: add --ood or --lengthgen")
-    ood_cells = (tuple(cells) if args.ood is not None
-                 else sweep.ood_cells if sweep is not None else ())
-    no_ood = sorted({f"{c.dataset}/{c}" for c in ood_cells if not c.OOD_CHECK})
-    if no_ood:
-        parser.error(f"the OOD check (length 2L, normalised state accuracy) is the word "
-                     f"problems'; {', '.join(no_ood)}: use --lengthgen")
     return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
                     force=args.force, progress=not args.no_progress,
                     ood_cells=ood_cells, ood_n=args.ood or None,
@@ -309,10 +336,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv)
     # Arguments are checked before torch and the trainer are imported: usage errors are fast.
+    campaign = campaign_from_args(args, parser)
     from ..results import CorruptResults, ProtocolMismatch
     from ..runner.run import print_tables, run_campaign
 
-    campaign = campaign_from_args(args, parser)
     # SIGTERM (a scheduler's preemption, torchrun stopping its workers) ends like Ctrl-C.
     signal.signal(signal.SIGTERM, _terminated)
     from ..hub import HubError

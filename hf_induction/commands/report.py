@@ -14,13 +14,13 @@ from pathlib import Path
 
 from hf_induction.commands.parsing import Parser, output_folder
 from hf_induction.results import ResultsFolder, existing_results_folder
-from hf_induction.runner.report import nstar_vs_group, render_tables
-from hf_induction.runner.tables import kappa_rows, latest
 from hf_induction.tasks import parse
 
 
 def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
     from hf_induction.hub.plots import plot_nstar_vs_group
+    from hf_induction.runner.report import nstar_vs_group
+    from hf_induction.runner.tables import latest
 
     by_family = defaultdict(dict)
     for s in nstar_vs_group(latest(folder.read_nstar())):
@@ -39,8 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
     folder = args.results
+    # Imported after the arguments are checked: usage errors come before torch.
     from hf_induction.hub.leaderboard import leaderboard_entries
     from hf_induction.hub.plots import write_figures
+    from hf_induction.runner.report import render_tables
+    from hf_induction.runner.tables import kappa_rows
 
     args.out.mkdir(parents=True, exist_ok=True)
     figures = write_figures(leaderboard_entries(kappa_rows(folder)), args.out)

@@ -27,3 +27,29 @@ def config_class(name: str):
         )
     module, attr = CONFIG_CLASSES[name].split(":")
     return getattr(importlib.import_module(module), attr)
+
+
+def check_model_name(name: str) -> None:
+    """What can be told of a model name without importing torch: a registered name, a folder
+    that holds a config.json, or a well-formed Hub repo id (ValueError naming the fault).
+    Whether a Hub id exists is only known when its config is fetched."""
+    if not name.startswith(HF_PREFIX):
+        if name not in CONFIG_CLASSES:
+            config_class(name)  # raises the one-line error listing the names
+        return
+    from pathlib import Path
+
+    path = name[len(HF_PREFIX):]
+    if Path(path).is_dir():
+        if not (Path(path) / "config.json").is_file():
+            raise ValueError(f"--model {name}: the folder {path} holds no config.json")
+        return
+    if path.startswith(("/", ".", "~")) or path.count("/") > 1:
+        raise ValueError(f"--model {name}: no such folder, and not a Hub repo id (ORG/NAME)")
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(path)
+    except HFValidationError as e:
+        raise ValueError(f"--model {name}: no such folder, and not a Hub repo id "
+                         f"({str(e).splitlines()[0]})") from None

@@ -80,4 +80,4 @@ push_results({str(tmp_path / "results")!r}, "org/results", create=True)
                               "org/absent", "--out", str(tmp_path / "out3")], timeout=180)
     assert missing.returncode == 1
     last = missing.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: cannot read results org/absent")
+    assert last.startswith("leaderboard.py: error: cannot read results org/absent")

@@ -57,7 +57,7 @@ def test_checkpoint_loads_with_trust_remote_code_in_a_fresh_process(name, tmp_pa
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith(type(model).__name__)

@@ -67,6 +67,37 @@ def test_bad_flags_are_one_line_before_anything_is_written(extra, needle, tmp_pa
     assert not out.exists()
 
 
+def test_usage_errors_come_before_torch_is_imported(tmp_path):
+    """Every input that can be checked without torch is: those errors take a second, not the
+    ~10 s of importing torch and transformers beside a running campaign."""
+    garbled = tmp_path / "garbled"
+    garbled.mkdir()
+    (garbled / "protocol.json").write_text("{")
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(yaml.safe_dump({"sweep": [
+        {"dataset": "modadd", "formats": ["acot"], "lengths": [3], "models": []}]}))
+    cases = [[*BASE, "--model", "hf:/nonexistent/model"], [*BASE, "--device", "foo"],
+             [*BASE, "--model", "nonexistent"], [*BASE, "--out", str(garbled)],
+             ["--sweep", str(sweep)], [*BASE, "--epsilon", "inf"]]
+    code = (
+        "import json, sys\n"
+        "from hf_induction.commands.nstar import main\n"
+        "seen = []\n"
+        "for argv in json.loads(sys.argv[1]):\n"
+        "    try:\n"
+        "        main(argv + ['--out', sys.argv[2]] if '--out' not in argv else argv)\n"
+        "    except SystemExit as e:\n"
+        "        seen.append(e.code)\n"
+        "print(json.dumps([seen, 'torch' in sys.modules, 'transformers' in sys.modules]))\n")
+    proc = subprocess.run([sys.executable, "-c", code, json.dumps(cases), str(tmp_path / "o")],
+                          capture_output=True, text=True, env=env())
+    seen, torch_imported, transformers_imported = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen == [2] * len(cases), proc.stderr
+    assert not torch_imported and not transformers_imported
+    assert len(proc.stderr.strip().splitlines()) == len(cases), proc.stderr
+    assert not (tmp_path / "o").exists()
+
+
 def test_an_output_path_that_is_a_file_is_refused(tmp_path):
     target = tmp_path / "a-file"
     target.write_text("x")
@@ -135,6 +166,7 @@ def test_a_garbled_protocol_is_one_line_for_every_reader(tmp_path):
     out.mkdir()
     (out / "protocol.json").write_text('{"train": {"max_steps": ')
     one_line_error(run_cli([*BASE, "--out", str(out)]), 2, "protocol.json is not valid JSON")
+    assert sorted(p.name for p in out.iterdir()) == ["protocol.json"]  # no table made first
     for script, extra in (("kappa.py", []), ("report.py", ["--out", str(tmp_path / "r")])):
         proc = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(out), *extra],
                               capture_output=True, text=True, env=env())
