@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ..runner.budgets import BUDGETS
+from ..runner.schedule import SCHEDULES
 from ..runner.tracking import REPORT_TO, check_available
 from ..search import MODES, SearchSettings
 from ..tasks import DATASETS, parse
@@ -143,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "1-thread processes ran 2.9x the searches per hour of one 2-thread process)")
     r.add_argument("--grid-mode", choices=("auto", "stacked", "sequential"), default="auto",
                    help="auto stacks the grid into one model where that is faster")
+    r.add_argument("--schedule", choices=SCHEDULES, default="dynamic",
+                   help="with several processes: dynamic gives the next job to the first one "
+                   "free (a counter in the launcher's rendezvous store); static gives each "
+                   "every P-th job")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     r.add_argument("--report-to", nargs="+", choices=REPORT_TO, default=["none"],
                    metavar="TRACKER",
@@ -321,7 +326,8 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                     lengthgen_n=args.lengthgen or None,
                     checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
                     checkpoints_of=args.push_checkpoints or "nstar",
-                    report_to=tuple(args.report_to), logging_dir=args.logging_dir)
+                    report_to=tuple(args.report_to), logging_dir=args.logging_dir,
+                    schedule=args.schedule)
 
 
 class Terminated(KeyboardInterrupt):

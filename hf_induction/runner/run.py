@@ -31,6 +31,7 @@ from .job import SearchJob, kappa_groups
 from .lengthgen import lengthgen_check
 from .ood import ood_check
 from .probe import JournalProbe
+from .schedule import my_jobs
 from .tracking import Trackers
 
 
@@ -58,6 +59,9 @@ class Campaign:
     # ("probes") is retrained and pushed as a model repo after each search.
     checkpoint_prefix: str | None = None
     checkpoints_of: str = "nstar"
+    # Which process takes which job (schedule.py); it changes no result, so it is not part
+    # of the protocol.
+    schedule: str = "dynamic"
     # Experiment trackers (`tracking.REPORT_TO`) and where TensorBoard writes (None: OUT/runs).
     report_to: tuple[str, ...] = ()
     logging_dir: Path | None = None
@@ -271,7 +275,8 @@ class CampaignResults:
 
 
 def run_campaign(campaign: Campaign) -> CampaignResults:
-    """Run the jobs split across Accelerate processes; the main process writes κ.
+    """Run the jobs across Accelerate processes, each taking the next job when it is free;
+    the main process writes κ.
 
     Returns the campaign's rows on the main process, and nothing on the others (only the
     main process reports).
@@ -283,9 +288,9 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
     # The main process records the protocol (or refuses a folder of another one) first.
     with state.main_process_first():
         protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
-    # Round robin, not contiguous chunks: a sweep lists a model's searches together, and
-    # their costs differ by an order of magnitude between models.
-    mine = campaign.jobs[state.process_index::state.num_processes]
+    # The next job goes to the first process free (schedule.py), or every P-th to each.
+    mine = my_jobs(campaign.jobs, [job_key(j, campaign, protocol_hash) for j in campaign.jobs],
+                   state.process_index, state.num_processes, campaign.schedule)
     # Each job is claimed before it trains: a job another launch holds waits until this
     # process has done the rest, then it is taken (and answered from the folder).
     held_elsewhere = []
