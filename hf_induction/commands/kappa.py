@@ -7,7 +7,7 @@ Prints the κ rows the searches recorded, and any κ the recorded N* rows allow 
 import sys
 
 from hf_induction.commands.parsing import Parser
-from hf_induction.results import KAPPA_COLUMNS, existing_results_folder, write_table
+from hf_induction.results import KAPPA_COLUMNS, existing_results_folder, kappa_lines, write_table
 from hf_induction.runner.tables import kappa_rows
 
 
@@ -21,6 +21,6 @@ def main(argv=None) -> int:
         print("no kappa yet: run nstar.py with --kappa, or searches of acot_L2..acot_LL and "
               "acot_LL_uniform", file=sys.stderr)
         return 1
-    write_table(rows, KAPPA_COLUMNS, file=sys.stdout)
+    write_table(kappa_lines(rows), KAPPA_COLUMNS, file=sys.stdout)
     return 0
 

@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import tasks
-from ..results import KappaRow, LengthGenRow, NstarRow
+from ..results import (
+    KappaRow,
+    LengthGenRow,
+    NstarRow,
+    kappa_bounds_text,
+    kappa_text,
+    missing_nstar,
+)
 
 
 def load_table(source: str | Path, table: str, *, cache_dir: str | None = None) -> list[dict]:
@@ -99,9 +106,17 @@ class Entry:
         return asdict(self)
 
 
+def kappa_sort_value(e: Entry) -> float:
+    """κ where defined, else the bound the table shows (the lower one, else the upper): what
+    a column of κ sorts by; a κ nothing bounds sorts last."""
+    for value in (e.kappa, e.kappa_low or None, e.kappa_high):
+        if value is not None and math.isfinite(value):
+            return value
+    return -math.inf
+
+
 def _sort_key(e: Entry) -> tuple:
-    kappa = -e.kappa if e.kappa is not None and math.isfinite(e.kappa) else math.inf
-    return (e.task, e.group, e.format, e.max_len or 0, kappa, e.model)
+    return (e.task, e.group, e.format, e.max_len or 0, -kappa_sort_value(e), e.model)
 
 
 def leaderboard_entries(rows: Iterable[KappaRow]) -> list[Entry]:
@@ -123,22 +138,19 @@ def fmt_number(value: float | int | None, digits: int = 3) -> str:
     return f"{value:.{digits}g}"
 
 
-def kappa_range(e: Entry) -> str:
-    if e.kappa_low is None and e.kappa_high is None:
-        return "—"
-    high = "∞" if e.kappa_high is None else fmt_number(e.kappa_high)
-    return f"[{fmt_number(e.kappa_low)}, {high}]"
-
-
-TABLE_COLUMNS = ("task", "group", "format", "L", "model", "κ", "κ range", "N*_joint", "Σ N*_n")
+TABLE_COLUMNS = ("task", "group", "format", "L", "model", "κ", "κ range", "N* missing",
+                 "N*_joint", "Σ N*_n")
 
 
 def table_rows(entries: Sequence[Entry]) -> list[list[str]]:
-    """The leaderboard as strings, in TABLE_COLUMNS order (markdown and the app share it)."""
+    """The leaderboard as strings, in TABLE_COLUMNS order (markdown and the app share it).
+    The κ column is never blank: an undefined κ shows its bounds (`results.kappa_text`)."""
     return [
         [e.task, e.group, e.format, "—" if e.max_len is None else str(e.max_len), e.model,
-         fmt_number(e.kappa), kappa_range(e), fmt_number(e.nstar_joint),
-         fmt_number(e.nstar_sum)]
+         kappa_text(e.kappa, e.kappa_low, e.kappa_high),
+         kappa_bounds_text(e.kappa_low, e.kappa_high),
+         missing_nstar(e.lengths, e.nstar_by_length, e.nstar_joint),
+         fmt_number(e.nstar_joint), fmt_number(e.nstar_sum)]
         for e in entries
     ]
 
@@ -193,8 +205,9 @@ def render_markdown(entries: Sequence[Entry], nstar_rows: Iterable[NstarRow] = (
         "",
         "κ = Σ_n N*_n / N*_joint (\"On the 'Induction Bias' in Sequence Models\"): above 1,",
         "learning is shared across lengths; about 1, one solution per length; below 1,",
-        "interference. κ range: the bounds the search brackets allow (N* lies in",
-        "(largest failing, N*]). — : undefined (some N* was not found).",
+        "interference. Where some N* was not found (N* missing), κ is undefined and the κ",
+        "column shows the bounds the search brackets allow (N* lies in (largest failing, N*]);",
+        "rows sort by κ, or by that bound.",
     ]
     if source:
         parts += ["", f"Results: `{source}`"]

@@ -25,7 +25,7 @@ Wiring in the CLI (rank = PartialState().process_index)::
         row = NstarRow.from_search(result, settings, key=skey, ...)
         folder.append_nstar(row)
     folder.append_kappa(KappaRow.build(key=kkey, by_length=rows_by_n, joint=joint_row))
-    write_table(folder.read_kappa(), KAPPA_COLUMNS, file=sys.stdout)
+    write_table(kappa_lines(folder.read_kappa()), KAPPA_COLUMNS, file=sys.stdout)
 
 A rerun repeats the (deterministic) search from its start; every probe it already ran is
 answered from the journal, so no finished training run is repeated.
@@ -35,11 +35,25 @@ from .folder import ResultsFolder, existing_results_folder
 from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
 from .protocol import CorruptResults, ProtocolMismatch, diff_protocols
-from .render import KAPPA_COLUMNS, LENGTHGEN_COLUMNS, NSTAR_COLUMNS, lengthgen_lines, write_table
+from .render import (
+    KAPPA_COLUMNS,
+    LENGTHGEN_COLUMNS,
+    NSTAR_COLUMNS,
+    kappa_bounds_text,
+    kappa_lines,
+    kappa_text,
+    lengthgen_lines,
+    missing_nstar,
+    write_table,
+)
 from .rows import KappaRow, LengthGenRow, NstarRow, OodRow
 
 __all__ = [
     "KAPPA_COLUMNS",
+    "kappa_bounds_text",
+    "kappa_lines",
+    "kappa_text",
+    "missing_nstar",
     "LENGTHGEN_COLUMNS",
     "NSTAR_COLUMNS",
     "CorruptLineWarning",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
@@ -12,8 +13,52 @@ NSTAR_COLUMNS: tuple[str, ...] = (
 )
 KAPPA_COLUMNS: tuple[str, ...] = (
     "dataset", "config", "model", "search_mode", "nstar_by_length", "nstar_joint", "kappa",
-    "kappa_low", "kappa_high",
+    "kappa_bounds", "missing_nstar",
 )
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 1e3 else f"{value:.3g}"
+
+
+def kappa_text(kappa: float | None, low: float | None, high: float | None) -> str:
+    """κ as a cell that is never blank: its value where every N* exists, else what the search
+    brackets allow, each bound named as such. The one spelling every table uses."""
+    if kappa is not None and math.isfinite(kappa):
+        return _number(kappa)
+    has_low, has_high = bool(low), high is not None and math.isfinite(high)
+    if has_low and has_high:
+        return f"between {_number(low)} and {_number(high)} (bounds)"
+    if has_low:
+        return f"≥ {_number(low)} (lower bound)"
+    if has_high:
+        return f"≤ {_number(high)} (upper bound)"
+    return "unbounded (no N* found)"
+
+
+def kappa_bounds_text(low: float | None, high: float | None) -> str:
+    """The bracket κ lies in, from the N* brackets: [low, high], ∞ where unbounded."""
+    upper = "∞" if high is None or not math.isfinite(high) else _number(high)
+    return f"[{_number(low or 0.0)}, {upper}]"
+
+
+def missing_nstar(lengths: Sequence[int], nstar_by_length: Sequence[int | None],
+                  nstar_joint: int | None) -> str:
+    """The N* a κ lacks ("n=2", "joint"), or "none" when κ is defined."""
+    missing = [f"n={n}" for n, s in zip(lengths, nstar_by_length, strict=True) if s is None]
+    missing += ["joint"] if nstar_joint is None else []
+    return ", ".join(missing) or "none"
+
+
+def kappa_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
+    """`KappaRow`s (or the leaderboard's entries) as `KAPPA_COLUMNS` lines for `write_table`."""
+    return [{"dataset": getattr(r, "dataset", getattr(r, "task", None)), "config": r.config,
+             "model": r.model, "search_mode": getattr(r, "search_mode", None),
+             "nstar_by_length": r.nstar_by_length, "nstar_joint": r.nstar_joint,
+             "kappa": kappa_text(r.kappa, r.kappa_low, r.kappa_high),
+             "kappa_bounds": kappa_bounds_text(r.kappa_low, r.kappa_high),
+             "missing_nstar": missing_nstar(r.lengths, r.nstar_by_length, r.nstar_joint)}
+            for r in rows]
 
 
 LENGTHGEN_COLUMNS: tuple[str, ...] = (

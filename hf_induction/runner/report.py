@@ -17,7 +17,15 @@ from .. import tasks
 from ..hub.leaderboard import LENGTHGEN_TABLE_COLUMNS, lengthgen_table_rows, markdown_table
 from ..hub.leaderboard import fmt_number as fmt
 from ..models import PRESETS, build_config, model_config_hash
-from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
+from ..results import (
+    KappaRow,
+    NstarRow,
+    OodRow,
+    ResultsFolder,
+    kappa_bounds_text,
+    kappa_text,
+    missing_nstar,
+)
 from .budgets import BUDGETS
 from .tables import kappa_rows, latest
 
@@ -87,13 +95,14 @@ def kappa_table(rows: Sequence[KappaRow]) -> list[list[str]]:
         by_n = " ".join(fmt(n) if n is not None else f">{fmt(f)}"
                         for n, f in zip(r.nstar_by_length, r.largest_failing_by_length,
                                         strict=True))
-        high = "∞" if r.kappa_high is None else fmt(r.kappa_high)
-        out.append([r.dataset, r.config, r.model, fmt(r.kappa),
-                    f"[{fmt(r.kappa_low)}, {high}]", fmt(r.nstar_joint), by_n])
+        out.append([r.dataset, r.config, r.model, kappa_text(r.kappa, r.kappa_low, r.kappa_high),
+                    kappa_bounds_text(r.kappa_low, r.kappa_high),
+                    missing_nstar(r.lengths, r.nstar_by_length, r.nstar_joint),
+                    fmt(r.nstar_joint), by_n])
     return out
 
 
-KAPPA_COLUMNS = ("task", "joint cell", "model", "κ", "κ bounds", "N*_joint",
+KAPPA_COLUMNS = ("task", "joint cell", "model", "κ", "κ bounds", "N* missing", "N*_joint",
                  "N*_n for n = 2..L (>F: beyond the budget, failed at F)")
 
 

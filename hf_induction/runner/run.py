@@ -334,16 +334,16 @@ OOD_COLUMNS = ("dataset", "config", "model", "n", "lr", "seed", "test_length",
 
 
 def print_tables(results: CampaignResults, file=sys.stdout) -> None:
-    from ..results import LENGTHGEN_COLUMNS, lengthgen_lines, write_table
+    from ..results import LENGTHGEN_COLUMNS, kappa_lines, lengthgen_lines, write_table
 
     nstar, kappa, ood = results.nstar, results.kappa, results.ood
     if nstar:
         print("\nN* (the true N* lies in (largest_failing, n_star]):", file=file)
         write_table(nstar, NSTAR_COLUMNS, file=file)
     if kappa:
-        print("\nκ = Σ N*_n / N*_joint (\"-\" where some N* lies beyond its pool or budget; "
-              "kappa_low and kappa_high bound it from the brackets):", file=file)
-        write_table(kappa, KAPPA_COLUMNS, file=file)
+        print("\nκ = Σ N*_n / N*_joint (where some N* lies beyond its pool or budget, the "
+              "bounds its brackets allow, and the N* it lacks):", file=file)
+        write_table(kappa_lines(kappa), KAPPA_COLUMNS, file=file)
     if ood:
         print("\nOut of distribution (length 2L; chance 0, perfect 1):", file=file)
         write_table(ood, OOD_COLUMNS, file=file)

@@ -6,13 +6,19 @@ below). Run locally with ``python app.py``; GRADIO_SERVER_PORT picks the port.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 
 import gradio as gr
 import pandas as pd
 
-from hf_induction.hub.leaderboard import TABLE_COLUMNS, load_leaderboard, table_rows
+from hf_induction.hub.leaderboard import (
+    TABLE_COLUMNS,
+    kappa_sort_value,
+    load_leaderboard,
+    table_rows,
+)
 from hf_induction.hub.plots import write_figures
 
 RESULTS = os.environ.get("HF_INDUCTION_RESULTS", "hf-induction/induction-results")
@@ -20,8 +26,11 @@ ALL = "all"
 
 ENTRIES = load_leaderboard(RESULTS)
 TABLE = pd.DataFrame(table_rows(ENTRIES), columns=list(TABLE_COLUMNS))
-# Numbers as numbers, so clicking a column header sorts κ and N* numerically.
-for column in ("κ", "N*_joint", "Σ N*_n"):
+# κ stays text (an undefined κ shows its bounds, never a blank); beside it, the number it
+# sorts by: κ, or the bound shown. N* as numbers, so clicking a header sorts numerically.
+TABLE.insert(TABLE.columns.get_loc("κ") + 1, "κ or bound",
+             [v if math.isfinite(v) else math.nan for v in map(kappa_sort_value, ENTRIES)])
+for column in ("N*_joint", "Σ N*_n"):
     TABLE[column] = pd.to_numeric(TABLE[column].str.replace(",", ""), errors="coerce")
 FIGURES = [str(p) for p in write_figures(ENTRIES, tempfile.mkdtemp(prefix="leaderboard-"))]
 

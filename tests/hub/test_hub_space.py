@@ -87,6 +87,12 @@ def test_space_table_loads_and_filters(space_url, tmp_path):
                 timeout=30_000,
             )
             assert _row_count(page) == 5
+            # The κ column (6th) is never blank: an undefined κ shows its bounds.
+            kappas = page.eval_on_selector_all(
+                "#kappa-table [role=row]",
+                "rows => rows.slice(1).map(r => r.querySelectorAll('[role=gridcell]')[5]"
+                "?.innerText.trim())")
+            assert len(kappas) == 5 and all(kappas), kappas
             assert sorted(_models_shown(page)) == ["dense_ssm", "gpt2", "gpt2", "lstm", "lstm"]
             assert page.locator("text=κ leaderboard").first.is_visible()
             # the figures are there too

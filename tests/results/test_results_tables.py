@@ -115,3 +115,31 @@ def test_load_dataset_reads_a_pool_beyond_int64(tmp_path):
     assert nstar.features["pool_size"] == datasets.Value("float64")
     assert nstar[0]["pool_size"] == pytest.approx(float(pool))
     assert ResultsFolder(folder).read_nstar()[0].pool_size == pool  # exact in the JSON
+
+
+def test_kappa_is_never_blank_and_names_its_bounds():
+    from hf_induction.results import kappa_bounds_text, kappa_text, missing_nstar
+
+    assert kappa_text(1.6333, 1.2, 2.5) == "1.63"
+    assert kappa_text(None, 9.65, None) == "≥ 9.65 (lower bound)"
+    assert kappa_text(None, 0.317, 0.37) == "between 0.317 and 0.37 (bounds)"
+    assert kappa_text(None, 0.0, 3.0) == "≤ 3 (upper bound)"
+    assert kappa_text(None, 0.0, None) == "unbounded (no N* found)"
+    assert kappa_text(None, 1262.4, None) == "≥ 1,262 (lower bound)"
+    assert kappa_bounds_text(0.317, None) == "[0.317, ∞]"
+    assert missing_nstar([2, 3, 4], [None, 5, 7], None) == "n=2, joint"
+    assert missing_nstar([2, 3], [4, 5], 3) == "none"
+
+
+def test_the_leaderboard_ranks_an_undefined_kappa_by_its_bound():
+    from hf_induction.hub.leaderboard import Entry, _sort_key
+
+    def entry(model, kappa, low, high):
+        return Entry(task="modadd", group="Z_5", format="acot", max_len=4, model=model,
+                     config="acot_L4_uniform", kappa=kappa, kappa_low=low, kappa_high=high,
+                     nstar_joint=None, nstar_sum=None, lengths=(2, 3, 4),
+                     nstar_by_length=(None, 1, 1))
+
+    ranked = sorted([entry("a", 4.0, 3.0, 5.0), entry("b", None, 9.0, None),
+                     entry("c", None, 0.0, None), entry("d", None, 0.5, 0.7)], key=_sort_key)
+    assert [e.model for e in ranked] == ["b", "a", "d", "c"]
