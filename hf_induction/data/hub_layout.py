@@ -17,12 +17,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow.parquet as pq
-import yaml
+from datasets import DatasetInfo, SplitDict, SplitInfo
+from datasets.info import DatasetInfosDict
+from datasets.utils.metadata import MetadataConfigs
 from filelock import FileLock
+from huggingface_hub import DatasetCard, DatasetCardData
 from tqdm.auto import tqdm
 
 from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, family, generate, grammar
-from .arrow import examples_to_table
+from .arrow import examples_to_table, features
 
 README = "README.md"
 BUILD_INFO = "build_info.json"
@@ -45,22 +48,37 @@ def read_configs(folder: str | os.PathLike) -> dict[str, dict]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def _front_matter(dataset: str, info: dict[str, dict]) -> str:
-    configs = [
-        {
-            "config_name": name,
-            "data_files": [{"split": s, "path": shard_path(name, s)} for s in info[name]["rows"]],
-        }
-        for name in sorted(info)
-    ]
-    meta = {
-        "license": "apache-2.0",
-        "pretty_name": f"induction-bias/{dataset}",
-        "task_categories": ["text-generation"],
-        "tags": ["state-tracking", "group-word-problem", "synthetic", "induction-bias"],
-        "configs": configs,
-    }
-    return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n"
+SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                   (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M"),
+                   (100_000_000, "10M<n<100M"))
+
+
+def size_category(rows: int) -> str:
+    """The Hub's size category of a dataset of ``rows`` rows in all."""
+    return next((label for bound, label in SIZE_CATEGORIES if rows < bound), "100M<n<1B")
+
+
+def card_data(dataset: str, info: dict[str, dict]) -> DatasetCardData:
+    """The card's metadata, written by the libraries: `huggingface_hub`'s `DatasetCardData`,
+    `datasets`' `MetadataConfigs` (data files; the first config is the default, so that
+    ``load_dataset(repo)`` works) and `DatasetInfo` (features and split sizes per config)."""
+    cell = family(dataset)
+    data = DatasetCardData(
+        license="apache-2.0", pretty_name=f"induction-bias/{dataset}",
+        task_categories=["text-generation"], tags=list(cell.TAGS),
+        size_categories=[size_category(sum(n for i in info.values() for n in i["rows"].values()))],
+    )
+    names = sorted(info)
+    MetadataConfigs({
+        name: {"data_files": [{"split": s, "path": shard_path(name, s)}
+                              for s in info[name]["rows"]],
+               **({"default": True} if name == names[0] else {})}
+        for name in names}).to_dataset_card_data(data)
+    DatasetInfosDict({
+        name: DatasetInfo(features=features(cell), splits=SplitDict(
+            {s: SplitInfo(name=s, num_examples=n) for s, n in info[name]["rows"].items()}))
+        for name in names}).to_dataset_card_data(data)
+    return data
 
 
 def _configs_table(info: dict[str, dict]) -> str:
@@ -86,13 +104,20 @@ def _split_lengths(info: dict[str, dict], split: str) -> str:
 
 
 def render_card(template: str, dataset: str, info: dict[str, dict]) -> str:
+    paper = family(dataset).PAPER
     body = string.Template(template).safe_substitute(
         dataset=dataset, configs_table=_configs_table(info),
         generator_version=GENERATOR_VERSION, grammar=grammar(dataset),
         layout_version=LAYOUT_VERSION,
-        layout_table=family(dataset).layout_table(), citation=family(dataset).PAPER.bibtex,
+        layout_table=family(dataset).layout_table(), citation=paper.bibtex,
     )
-    return _front_matter(dataset, info) + body
+    # The Hub links a card to the paper's page from an arxiv.org/abs/ link in its text.
+    heading, _, rest = body.partition("\n")
+    body = f"{heading}\n\nPaper: [{paper.title}]({paper.url})\n{rest}"
+    # Not DatasetCard.from_template: it renders the body with jinja, and the grammar's braces
+    # are not jinja.
+    card = DatasetCard(f"---\n{card_data(dataset, info).to_yaml()}\n---\n{body}")
+    return str(card)
 
 
 def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCell],

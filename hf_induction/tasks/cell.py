@@ -65,6 +65,8 @@ class TaskCell:
     GRAMMAR: ClassVar[str] = ""
     # The paper that defines the family (its card and builder cite it).
     PAPER: ClassVar[Paper]
+    # The Hub tags of the family's dataset card.
+    TAGS: ClassVar[tuple[str, ...]] = ("synthetic",)
     # Whether the word problems' out-of-distribution check (length 2L, accuracy normalised by
     # chance 1/|G|) applies; every family has the length-generalisation check.
     OOD_CHECK: ClassVar[bool] = False

@@ -53,6 +53,8 @@ class TaskConfig(TaskCell):
     COLUMNS: ClassVar[dict[str, str]] = {"elements": SEQUENCE, "states": SEQUENCE}
     GRAMMAR: ClassVar[str] = GRAMMAR
     PAPER: ClassVar[Paper] = INDUCTION_BIAS
+    TAGS: ClassVar[tuple[str, ...]] = ("state-tracking", "group-word-problem", "synthetic",
+                                       "induction-bias")
     TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "length 2L"}
     OOD_CHECK: ClassVar[bool] = True
 

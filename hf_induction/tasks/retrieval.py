@@ -52,6 +52,8 @@ class RetrievalConfig(SymbolTaskCell):
 
     FAMILY: ClassVar[str] = "retrieval"
     STREAM_ID: ClassVar[int] = 2
+    TAGS: ClassVar[tuple[str, ...]] = ("retrieval", "induction-heads", "length-generalization",
+                                       "c-rasp", "synthetic")
     TASKS: ClassVar[tuple[str, ...]] = TASKS
     DEFAULT_SYMBOLS: ClassVar[int] = DEFAULT_SYMBOLS
     C_RASP: ClassVar[dict[str, bool]] = C_RASP

@@ -42,6 +42,36 @@ def test_load_dataset_reads_every_split(folder):
             assert row["length"] == expected.lengths[7]
 
 
+def test_the_card_metadata_is_the_libraries_own(tmp_path):
+    """Written through DatasetCardData, MetadataConfigs and DatasetInfo: a default config (so
+    ``load_dataset(repo)`` needs no name), features and split sizes the loader agrees with,
+    the size category, the family's tags and an arXiv link the Hub turns into a paper page."""
+    from huggingface_hub import DatasetCard
+
+    from hf_induction.data.arrow import features
+    from hf_induction.tasks import parse
+
+    out = tmp_path / "retrieval"
+    cells = [parse("retrieval", n) for n in ("UR_L6", "NRLast_L8_uniform")]
+    build_folder(out, "retrieval", cells, template("retrieval"), train_size=40, progress=False)
+    card = DatasetCard.load(out / "README.md")
+    data = card.data.to_dict()
+    total = sum(datasets.load_dataset(str(out), c.name)[s].num_rows for c in cells
+                for s in ("train", "validation", "test", "test_long"))
+    low, high = (int(x.replace("K", "000")) for x in data["size_categories"][0].split("<n<"))
+    assert low < total < high and "retrieval" in data["tags"]
+    assert "group-word-problem" not in data["tags"]
+    assert [c["config_name"] for c in data["configs"] if c.get("default")] == ["NRLast_L8_uniform"]
+    assert "https://arxiv.org/abs/2505.21785" in card.text
+    default = datasets.load_dataset(str(out))  # no config name: the default one
+    assert default["train"].num_rows == 40
+    assert default["train"].features == features(cells[1])
+    infos = {i["config_name"]: i for i in data["dataset_info"]}
+    assert {s["name"]: s["num_examples"] for s in infos["UR_L6"]["splits"]} == {
+        split: datasets.load_dataset(str(out), "UR_L6")[split].num_rows
+        for split in ("train", "validation", "test", "test_long")}
+
+
 def test_rebuild_adds_configs_and_keeps_the_others(folder):
     build_folder(folder, "modadd", [TaskConfig.parse("modadd", "outcome_L3_m3")],
                  template("modadd"), train_size=10, progress=False)
