@@ -24,7 +24,15 @@ from filelock import FileLock
 from huggingface_hub import DatasetCard, DatasetCardData
 from tqdm.auto import tqdm
 
-from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, family, generate, grammar
+from ..tasks import (
+    GENERATOR_VERSION,
+    LAYOUT_VERSION,
+    TaskCell,
+    family,
+    generate,
+    grammar,
+    hub_dataset_id,
+)
 from .arrow import examples_to_table, features
 
 README = "README.md"
@@ -64,7 +72,7 @@ def card_data(dataset: str, info: dict[str, dict]) -> DatasetCardData:
     ``load_dataset(repo)`` works) and `DatasetInfo` (features and split sizes per config)."""
     cell = family(dataset)
     data = DatasetCardData(
-        license="apache-2.0", pretty_name=f"induction-bias/{dataset}",
+        license="apache-2.0", pretty_name=hub_dataset_id(dataset),
         task_categories=["text-generation"], tags=list(cell.TAGS),
         size_categories=[size_category(sum(n for i in info.values() for n in i["rows"].values()))],
     )

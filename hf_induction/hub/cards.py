@@ -56,10 +56,11 @@ def checkpoint_card_data(repo_id: str, card_fields: Mapping[str, Any]) -> ModelC
     _check_fields(card_fields)
     task, config = card_fields["task"], card_fields["config"]
     dataset_id = card_fields.get("dataset_id")
+    cell = _cell(task, config)
     eval_results = [
         EvalResult(
             task_type="text-generation",
-            task_name="State tracking",
+            task_name=cell.TASK_NAME if cell is not None else task,
             dataset_type=dataset_id or task,
             dataset_name=f"{task} {config}",
             dataset_config=config,
@@ -77,19 +78,24 @@ def checkpoint_card_data(repo_id: str, card_fields: Mapping[str, Any]) -> ModelC
         pipeline_tag="text-generation",
         license=card_fields.get("license", "apache-2.0"),
         datasets=[dataset_id] if dataset_id else None,
-        tags=["hf-induction", "state-tracking", task, card_fields["model"],
-              *card_fields.get("tags", ())],
+        tags=list(dict.fromkeys(["hf-induction", *(cell.TAGS if cell is not None else ()), task,
+                                 card_fields["model"], *card_fields.get("tags", ())])),
     )
+
+
+def _cell(task: str, config: str):
+    """The task cell a card describes, or None for a name this package does not know."""
+    try:
+        return tasks.parse(task, config)
+    except ValueError:
+        return None
 
 
 def _template_values(repo_id: str, card_fields: Mapping[str, Any], model_config: Any) -> dict:
     task, config = card_fields["task"], card_fields["config"]
     values: dict[str, Any] = {"format": "?", "group": "?", "lengths": "?",
                               "example_input": "0 1 1"}
-    try:
-        cell = tasks.parse(task, config)
-    except ValueError:
-        cell = None
+    cell = _cell(task, config)
     if cell is not None:
         names = cell.symbol_names()
         lengths = cell.lengths

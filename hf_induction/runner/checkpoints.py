@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from ..results import NstarRow
+from ..tasks import hub_dataset_id
 from ..tasks.tokenizer import build_tokenizer
 from ..training import train_model
 from .probe import JournalProbe
@@ -47,6 +48,8 @@ def push_winners(probe: JournalProbe, row: NstarRow, repo_prefix: str, which: st
             "task": row.dataset, "config": row.config, "model": row.model, "n": outcome.n,
             "learning_rate": result.lr, "seed": result.seed, "steps": result.steps,
             "validation_loss": result.best_val_loss, "epsilon": epsilon,
+            # The published task dataset the rows are drawn from (the card's `datasets:`).
+            "dataset_id": hub_dataset_id(row.dataset),
         }
         if results_repo:
             fields["results_repo"] = results_repo

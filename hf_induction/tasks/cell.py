@@ -65,8 +65,9 @@ class TaskCell:
     GRAMMAR: ClassVar[str] = ""
     # The paper that defines the family (its card and builder cite it).
     PAPER: ClassVar[Paper]
-    # The Hub tags of the family's dataset card.
+    # The Hub tags of the family's dataset card, and the task its checkpoints' cards name.
     TAGS: ClassVar[tuple[str, ...]] = ("synthetic",)
+    TASK_NAME: ClassVar[str] = ""
     # Whether the word problems' out-of-distribution check (length 2L, accuracy normalised by
     # chance 1/|G|) applies; every family has the length-generalisation check.
     OOD_CHECK: ClassVar[bool] = False

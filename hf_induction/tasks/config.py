@@ -53,6 +53,7 @@ class TaskConfig(TaskCell):
     COLUMNS: ClassVar[dict[str, str]] = {"elements": SEQUENCE, "states": SEQUENCE}
     GRAMMAR: ClassVar[str] = GRAMMAR
     PAPER: ClassVar[Paper] = INDUCTION_BIAS
+    TASK_NAME: ClassVar[str] = "State tracking"
     TAGS: ClassVar[tuple[str, ...]] = ("state-tracking", "group-word-problem", "synthetic",
                                        "induction-bias")
     TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "length 2L"}

@@ -69,6 +69,7 @@ class CopyConfig(SymbolTaskCell):
 
     FAMILY: ClassVar[str] = "copy"
     STREAM_ID: ClassVar[int] = 3
+    TASK_NAME: ClassVar[str] = "Copying"
     TAGS: ClassVar[tuple[str, ...]] = ("copying", "length-generalization", "c-rasp", "synthetic")
     TASKS: ClassVar[tuple[str, ...]] = TASKS
     DEFAULT_SYMBOLS: ClassVar[int] = DEFAULT_SYMBOLS

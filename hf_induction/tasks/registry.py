@@ -18,6 +18,8 @@ FAMILIES: dict[str, type[TaskCell]] = {
     "copy": CopyConfig,
 }
 DATASETS: tuple[str, ...] = tuple(FAMILIES)
+# Where the families are published: induction-bias/<dataset> on the Hub.
+HUB_ORG = "induction-bias"
 
 
 def family(dataset: str) -> type[TaskCell]:
@@ -34,3 +36,9 @@ def parse(dataset: str, name: str) -> TaskCell:
 
 def grammar(dataset: str) -> str:
     return family(dataset).GRAMMAR
+
+
+def hub_dataset_id(dataset: str) -> str:
+    """The Hub id of a family's published dataset, e.g. "induction-bias/modadd"."""
+    family(dataset)  # an unknown name is the registry's one-line error
+    return f"{HUB_ORG}/{dataset}"

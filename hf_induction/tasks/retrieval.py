@@ -52,6 +52,7 @@ class RetrievalConfig(SymbolTaskCell):
 
     FAMILY: ClassVar[str] = "retrieval"
     STREAM_ID: ClassVar[int] = 2
+    TASK_NAME: ClassVar[str] = "Retrieval"
     TAGS: ClassVar[tuple[str, ...]] = ("retrieval", "induction-heads", "length-generalization",
                                        "c-rasp", "synthetic")
     TASKS: ClassVar[tuple[str, ...]] = TASKS

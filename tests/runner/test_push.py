@@ -30,7 +30,11 @@ def test_results_and_the_nstar_checkpoint_reach_the_hub(hub_server, tmp_path):
         model = AutoModelForCausalLM.from_pretrained("{repo}", trust_remote_code=True)
         tok = AutoTokenizer.from_pretrained("{repo}", trust_remote_code=True)
         ids = torch.tensor([tok("1 2 0 2").input_ids])
+        from huggingface_hub import ModelCard
+        card = ModelCard.load("{repo}").data
         print("RESULT " + json.dumps({{"n_star": nstar[0]["n_star"], "ids": ids.tolist(),
+                          "datasets": card.datasets, "tags": card.tags,
+                          "dataset_type": card.eval_results[0].dataset_type,
                           "pred": model(input_ids=ids).logits.argmax(-1).tolist(),
                           "module": type(model).__module__}}))
     """)
@@ -39,6 +43,10 @@ def test_results_and_the_nstar_checkpoint_reach_the_hub(hub_server, tmp_path):
     (line,) = [x for x in loaded.stdout.splitlines() if x.startswith("RESULT ")]
     got = json.loads(line[len("RESULT "):])
     assert got["n_star"] == row["n_star"]
+    # The card names the Hub dataset the rows come from, and the family's own tags.
+    assert got["datasets"] == ["induction-bias/modadd"]
+    assert got["dataset_type"] == "induction-bias/modadd"
+    assert "state-tracking" in got["tags"] and "dense_ssm" in got["tags"]
     assert got["ids"] == [[3, 1, 2, 0, 2]]
     # The code came from the repo (trust_remote_code), not from an installed package.
     assert not got["module"].startswith("hf_induction")
