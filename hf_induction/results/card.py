@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import yaml
-
+from ..citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
 from .rows import KappaRow, LengthGenRow, NstarRow, OodRow, features_yaml
 
 _BODY = """
 # hf-induction results
 
 Results of the N* search, the sharing factor κ and length generalisation
-("On the 'Induction Bias' in Sequence Models", arXiv 2602.18333; "Born a Transformer --
-Always a Transformer?", arXiv 2505.21785).
+([{induction.title}]({induction.url}); [{born.title}]({born.url})).
 
 - `nstar`: one row per finished search: N* (`n_star`, the smallest succeeding training-set
   size; null when even the largest size tried failed) and `largest_failing`, so the true
@@ -31,35 +29,28 @@ Always a Transformer?", arXiv 2505.21785).
 from datasets import load_dataset
 nstar = load_dataset("<this folder or repo>", "nstar", split="train")
 ```
-"""
+""".format(induction=INDUCTION_BIAS, born=BORN_A_TRANSFORMER)
+
+
+TABLES = {"nstar": NstarRow, "kappa": KappaRow, "ood": OodRow, "lengthgen": LengthGenRow,
+          "journal": None, "pushes": None}
 
 
 def render_card() -> str:
-    metadata = {
-        "configs": [
-            {"config_name": "nstar", "data_files": [{"split": "train", "path": "nstar/*.jsonl"}]},
-            {"config_name": "kappa", "data_files": [{"split": "train", "path": "kappa/*.jsonl"}]},
-            {"config_name": "ood", "data_files": [{"split": "train", "path": "ood/*.jsonl"}]},
-            {
-                "config_name": "lengthgen",
-                "data_files": [{"split": "train", "path": "lengthgen/*.jsonl"}],
-            },
-            {
-                "config_name": "journal",
-                "data_files": [{"split": "train", "path": "journal/*.jsonl"}],
-            },
-            {
-                "config_name": "pushes",
-                "data_files": [{"split": "train", "path": "pushes/*.jsonl"}],
-            },
-        ],
-        # Declared types keep a column typed even when every row so far holds null.
-        "dataset_info": [
-            {"config_name": "nstar", "features": features_yaml(NstarRow)},
-            {"config_name": "kappa", "features": features_yaml(KappaRow)},
-            {"config_name": "ood", "features": features_yaml(OodRow)},
-            {"config_name": "lengthgen", "features": features_yaml(LengthGenRow)},
-        ],
-    }
-    front = yaml.safe_dump(metadata, sort_keys=False)
-    return f"---\n{front}---\n{_BODY}"
+    """Through the libraries' own metadata classes: `DatasetCardData`, and `MetadataConfigs`
+    for the tables (nstar the default, so ``load_dataset(repo)`` reads the N* rows)."""
+    # Imported here: a command line reads results folders before its arguments are checked,
+    # and `datasets` costs a second to import.
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    data = DatasetCardData(license="apache-2.0", pretty_name="hf-induction results",
+                           tags=["hf-induction", "induction-bias", "results"])
+    MetadataConfigs({
+        name: {"data_files": [{"split": "train", "path": f"{name}/*.jsonl"}],
+               **({"default": True} if name == "nstar" else {})}
+        for name in TABLES}).to_dataset_card_data(data)
+    # Declared types keep a column typed even when every row so far holds null.
+    data["dataset_info"] = [{"config_name": name, "features": features_yaml(row)}
+                            for name, row in TABLES.items() if row is not None]
+    return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n{_BODY}"))

@@ -20,3 +20,17 @@ def test_one_table_with_rows_loads_while_the_others_are_empty(tmp_path):
         assert load_table(out, table) == []
         with pytest.raises(ValueError, match="no data"):
             datasets.load_dataset(str(out), table, split="train")
+
+
+def test_the_card_is_the_libraries_and_nstar_is_the_default(tmp_path):
+    from huggingface_hub import DatasetCard
+
+    out = tmp_path / "results"
+    ResultsFolder(out)
+    card = DatasetCard.load(out / "README.md")
+    configs = card.data.to_dict()["configs"]
+    assert [c["config_name"] for c in configs if c.get("default")] == ["nstar"]
+    assert {c["config_name"] for c in configs} == {"nstar", "kappa", "ood", "lengthgen",
+                                                   "journal", "pushes"}
+    assert "https://arxiv.org/abs/2602.18333" in card.text
+    assert "https://arxiv.org/abs/2505.21785" in card.text
