@@ -203,13 +203,28 @@ def _echo_data(vocab: int = VOCAB - 4, max_len: int = PAPER_LENGTH, pool: int = 
     return TrainData(*split(pool), *split(256))
 
 
+def stacked_and_one(factory, data, settings) -> tuple[float, float]:
+    """Seconds of the whole grid trained stacked, and of one of its runs alone (after one
+    untimed step, so that neither pays for the first allocations)."""
+    import dataclasses
+
+    from hf_induction.training import train_grid, train_run
+
+    train_run(factory, data, 1024, 1e-3, 10, dataclasses.replace(settings, max_steps=1))
+    t = time.perf_counter()
+    train_grid(factory, data, 1024, settings)
+    stacked = time.perf_counter() - t
+    t = time.perf_counter()
+    train_run(factory, data, 1024, 1e-3, 10, settings)
+    return stacked, time.perf_counter() - t
+
+
 @section
 def bench_grid_speedup(quick: bool) -> dict:
     """15 runs as one stacked grid vs one run at a time (measured once, x15), same steps."""
-    import dataclasses
 
     from hf_induction.models import build_model
-    from hf_induction.training import TrainSettings, train_grid, train_run
+    from hf_induction.training import TrainSettings
 
     data = _echo_data()
     out = {}
@@ -232,13 +247,7 @@ def bench_grid_speedup(quick: bool) -> dict:
         def factory(name=name, preset=preset):
             return build_model(name, VOCAB, preset)
 
-        train_run(factory, data, 1024, 1e-3, 10, dataclasses.replace(settings, max_steps=1))
-        t = time.perf_counter()
-        train_grid(factory, data, 1024, settings)
-        stacked = time.perf_counter() - t
-        t = time.perf_counter()
-        train_run(factory, data, 1024, 1e-3, 10, settings)
-        one = time.perf_counter() - t
+        stacked, one = stacked_and_one(factory, data, settings)
         key = f"{name}_{preset}"
         out[f"{key}_grid_steps"] = steps
         out[f"{key}_stacked_15_s"] = stacked

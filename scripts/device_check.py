@@ -84,10 +84,7 @@ def _grid_settings(args, steps: int, lrs, seeds):
 
 def grid(args) -> dict:
     """15 stacked runs against one run alone (x15): what stacking buys on this device."""
-    import dataclasses
-
     from hf_induction.models import build_model
-    from hf_induction.training import train_grid, train_run
 
     data = bench._echo_data()
     steps = 5 if args.quick else 50
@@ -98,13 +95,7 @@ def grid(args) -> dict:
         def factory(name=name):
             return build_model(name, bench.VOCAB, args.preset)
 
-        train_run(factory, data, 1024, 1e-3, 10, dataclasses.replace(settings, max_steps=1))
-        start = time.perf_counter()
-        train_grid(factory, data, 1024, settings)
-        stacked = time.perf_counter() - start
-        start = time.perf_counter()
-        train_run(factory, data, 1024, 1e-3, 10, settings)
-        alone = time.perf_counter() - start
+        stacked, alone = bench.stacked_and_one(factory, data, settings)
         out[f"{name}_grid_steps"] = steps
         out[f"{name}_stacked_15_s"] = stacked
         out[f"{name}_sequential_15_s"] = 15 * alone
