@@ -46,6 +46,8 @@ def missing_nstar(lengths: Sequence[int], nstar_by_length: Sequence[int | None],
                   nstar_joint: int | None) -> str:
     """The N* a κ lacks ("n=2", "joint"), or "none" when κ is defined."""
     missing = [f"n={n}" for n, s in zip(lengths, nstar_by_length, strict=True) if s is None]
+    if len(missing) == len(lengths) and nstar_joint is None:
+        return "all"
     missing += ["joint"] if nstar_joint is None else []
     return ", ".join(missing) or "none"
 

@@ -129,6 +129,7 @@ def test_kappa_is_never_blank_and_names_its_bounds():
     assert kappa_bounds_text(0.317, None) == "[0.317, ∞]"
     assert missing_nstar([2, 3, 4], [None, 5, 7], None) == "n=2, joint"
     assert missing_nstar([2, 3], [4, 5], 3) == "none"
+    assert missing_nstar([2, 3], [None, None], None) == "all"
 
 
 def test_the_leaderboard_ranks_an_undefined_kappa_by_its_bound():
