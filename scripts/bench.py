@@ -203,6 +203,15 @@ def _echo_data(vocab: int = VOCAB - 4, max_len: int = PAPER_LENGTH, pool: int = 
     return TrainData(*split(pool), *split(256))
 
 
+def timing_settings(steps: int, lrs, seeds=(10, 20, 30, 40, 50), device: str = "cpu"):
+    """A stacked grid that trains exactly ``steps`` steps per run: ε out of reach, no stopping."""
+    from hf_induction.training import TrainSettings
+
+    return TrainSettings(max_steps=steps, eval_every=steps, epsilon=1e-30,
+                         stop_on_first_success=False, lrs=tuple(lrs), seeds=tuple(seeds),
+                         device=device, grid_mode="stacked")
+
+
 def stacked_and_one(factory, data, settings) -> tuple[float, float]:
     """Seconds of the whole grid trained stacked, and of one of its runs alone (after one
     untimed step, so that neither pays for the first allocations)."""
@@ -224,7 +233,6 @@ def bench_grid_speedup(quick: bool) -> dict:
     """15 runs as one stacked grid vs one run at a time (measured once, x15), same steps."""
 
     from hf_induction.models import build_model
-    from hf_induction.training import TrainSettings
 
     data = _echo_data()
     out = {}
@@ -235,14 +243,7 @@ def bench_grid_speedup(quick: bool) -> dict:
     if not quick:
         cases += [("gpt2", "paper", 2)]
     for name, preset, steps in cases:
-        settings = TrainSettings(
-            max_steps=steps,
-            eval_every=steps,
-            epsilon=1e-30,
-            stop_on_first_success=False,
-            lrs=(1e-3, 1e-4, 1e-5),
-            grid_mode="stacked",
-        )
+        settings = timing_settings(steps, (1e-3, 1e-4, 1e-5))
 
         def factory(name=name, preset=preset):
             return build_model(name, VOCAB, preset)

@@ -74,14 +74,6 @@ def step_time(args) -> dict:
     return out
 
 
-def _grid_settings(args, steps: int, lrs, seeds):
-    from hf_induction.training import TrainSettings
-
-    return TrainSettings(max_steps=steps, eval_every=steps, epsilon=1e-30,
-                         stop_on_first_success=False, lrs=tuple(lrs), seeds=tuple(seeds),
-                         device=args.device, grid_mode="stacked")
-
-
 def grid(args) -> dict:
     """15 stacked runs against one run alone (x15): what stacking buys on this device."""
     from hf_induction.models import build_model
@@ -90,7 +82,7 @@ def grid(args) -> dict:
     steps = 5 if args.quick else 50
     out = {}
     for name in ("dense_ssm", "lstm", "gpt2", "rope"):
-        settings = _grid_settings(args, steps, (1e-3, 1e-4, 1e-5), (10, 20, 30, 40, 50))
+        settings = bench.timing_settings(steps, (1e-3, 1e-4, 1e-5), device=args.device)
 
         def factory(name=name):
             return build_model(name, bench.VOCAB, args.preset)
@@ -118,7 +110,7 @@ def stacking(args) -> dict:
 
         per_step = {}
         for k in ks:
-            settings = _grid_settings(args, steps, (1e-3,), range(10, 10 + k))
+            settings = bench.timing_settings(steps, (1e-3,), range(10, 10 + k), args.device)
             start = time.perf_counter()
             train_grid(factory, data, 1024, settings)
             per_step[k] = (time.perf_counter() - start) / steps

@@ -108,24 +108,23 @@ def nonnegative_int(text: str) -> int:
     return value
 
 
-def nonnegative_float(text: str) -> float:
+def _finite_number(text: str, zero_allowed: bool) -> float:
+    bound = ">= 0" if zero_allowed else "> 0"
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a number {bound}, got {text!r}") from None
+    if not (math.isfinite(value) and (value >= 0 if zero_allowed else value > 0)):
+        raise argparse.ArgumentTypeError(f"expected a finite number {bound}, got {text!r}")
     return value
+
+
+def nonnegative_float(text: str) -> float:
+    return _finite_number(text, zero_allowed=True)
 
 
 def positive_finite(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
-    return value
+    return _finite_number(text, zero_allowed=False)
 
 
 def output_folder(text: str) -> Path:

@@ -56,7 +56,7 @@ def checkpoint_card_data(repo_id: str, card_fields: Mapping[str, Any]) -> ModelC
     _check_fields(card_fields)
     task, config = card_fields["task"], card_fields["config"]
     dataset_id = card_fields.get("dataset_id")
-    cell = _cell(task, config)
+    cell = tasks.parse_or_none(task, config)
     eval_results = [
         EvalResult(
             task_type="text-generation",
@@ -83,19 +83,11 @@ def checkpoint_card_data(repo_id: str, card_fields: Mapping[str, Any]) -> ModelC
     )
 
 
-def _cell(task: str, config: str):
-    """The task cell a card describes, or None for a name this package does not know."""
-    try:
-        return tasks.parse(task, config)
-    except ValueError:
-        return None
-
-
 def _template_values(repo_id: str, card_fields: Mapping[str, Any], model_config: Any) -> dict:
     task, config = card_fields["task"], card_fields["config"]
     values: dict[str, Any] = {"format": "?", "group": "?", "lengths": "?",
                               "example_input": "0 1 1"}
-    cell = _cell(task, config)
+    cell = tasks.parse_or_none(task, config)
     if cell is not None:
         names = cell.symbol_names()
         lengths = cell.lengths

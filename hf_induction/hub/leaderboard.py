@@ -58,9 +58,8 @@ def load_lengthgen(source: str | Path, **kwargs: Any) -> list[LengthGenRow]:
 def _cell_of(dataset: str, config: str) -> tuple[str, str, int | None]:
     """(variant, kind, L) of a config name, e.g. ("Z_5", "acot", 10) or ("V16", "UR", 10);
     unparseable names keep what can be read."""
-    try:
-        cell = tasks.parse(dataset, config)
-    except ValueError:
+    cell = tasks.parse_or_none(dataset, config)
+    if cell is None:
         return "?", config.split("_")[0], None
     return cell.variant, cell.kind, cell.max_len
 
@@ -184,10 +183,8 @@ def lengthgen_table_rows(rows: Iterable[LengthGenRow]) -> list[list[str]]:
     latest = {r.key: r for r in rows}
     out = []
     for r in sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model)):
-        try:
-            prediction = tasks.parse(r.dataset, r.config).describe().get("C-RASP[pos]", "")
-        except ValueError:
-            prediction = "?"
+        cell = tasks.parse_or_none(r.dataset, r.config)
+        prediction = "?" if cell is None else cell.describe().get("C-RASP[pos]", "")
         scores = r.table()
         out.append([r.dataset, r.config, r.model, prediction, fmt_number(r.n), *(
             "" if split not in scores else f"{scores[split]['lengths']}: " + ", ".join(

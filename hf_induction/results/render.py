@@ -53,9 +53,9 @@ def missing_nstar(lengths: Sequence[int], nstar_by_length: Sequence[int | None],
 
 
 def kappa_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
-    """`KappaRow`s (or the leaderboard's entries) as `KAPPA_COLUMNS` lines for `write_table`."""
-    return [{"dataset": getattr(r, "dataset", getattr(r, "task", None)), "config": r.config,
-             "model": r.model, "search_mode": getattr(r, "search_mode", None),
+    """`KappaRow`s as `KAPPA_COLUMNS` lines for `write_table`."""
+    return [{"dataset": r.dataset, "config": r.config, "model": r.model,
+             "search_mode": r.search_mode,
              "nstar_by_length": r.nstar_by_length, "nstar_joint": r.nstar_joint,
              "kappa": kappa_text(r.kappa, r.kappa_low, r.kappa_high),
              "kappa_bounds": kappa_bounds_text(r.kappa_low, r.kappa_high),

@@ -8,7 +8,16 @@ from .cell import SCALAR, SEQUENCE, Examples, TaskCell, generate, vocab_of
 from .config import DISTS, FORMATS, GRAMMAR, TaskConfig
 from .groups import CyclicGroup, Group, SymmetricGroup, cyclic, symmetric
 from .layout import IGNORE, LAYOUT_VERSION, SPECIAL_TOKENS, Vocab, encode, prompt_length
-from .registry import DATASETS, FAMILIES, HUB_ORG, family, grammar, hub_dataset_id, parse
+from .registry import (
+    DATASETS,
+    FAMILIES,
+    HUB_ORG,
+    family,
+    grammar,
+    hub_dataset_id,
+    parse,
+    parse_or_none,
+)
 from .sampling import (
     DEFAULT_TRAIN_SIZE,
     GENERATOR_VERSION,
@@ -24,6 +33,7 @@ __all__ = [
     "GRAMMAR", "IGNORE", "LAYOUT_VERSION", "SCALAR", "SEQUENCE", "SPECIAL_TOKENS", "SPLITS",
     "CyclicGroup", "Examples", "Group", "SymmetricGroup", "TaskCell", "TaskConfig", "Vocab",
     "HUB_ORG", "cyclic", "encode", "family", "generate", "grammar", "hub_dataset_id", "parse",
+    "parse_or_none",
     "pool_size",
     "prompt_length", "sample_split", "symmetric", "train_pool_size", "validation_sizes",
     "vocab_of",

@@ -34,6 +34,15 @@ def parse(dataset: str, name: str) -> TaskCell:
     return family(dataset).parse(dataset, name)
 
 
+def parse_or_none(dataset: str, name: str) -> TaskCell | None:
+    """The cell, or None for a name this package does not know (a results row or a card of
+    another version): for readers that show what they can instead of failing."""
+    try:
+        return parse(dataset, name)
+    except ValueError:
+        return None
+
+
 def grammar(dataset: str) -> str:
     return family(dataset).GRAMMAR
 
