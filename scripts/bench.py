@@ -9,7 +9,8 @@ GFLOP/s and its ratio to gemm), dense_ssm_fast_vs_reference, dense_ssm_stacking 
 stacked Dense-SSMs against 15 separate ones per state size), grid_speedup (15 separate
 runs over the stacked grid, same steps), search_speedup_vs_trainer (a whole N* search with
 transformers.Trainer over ours, same budget, both N*, and the steps spent against the paper
-protocol), early_failure (N* with and without the early-failure rule on small cells),
+protocol), early_failure (N* with and without the patience rule on small cells), early_decisions
+(refined searches of 11 cells with the default forecast rule and without it: N*, steps),
 threads (searches per hour: 1 process x 2 threads vs 2 processes x 1 thread), scheduling
 (a skewed fake campaign's makespan over its lower bound, static split against the dynamic
 queue, at 2, 4 and 8 processes).
@@ -366,9 +367,11 @@ def search_cell(
     trainer: str = "ours",
     mode: str = "paper",
     batches: str = "protocol",
+    n_start: int = 16,
 ) -> dict:
     """One whole N* search of a small cell; ``trainer`` "ours" (train_grid) or "hf_trainer"
-    (whose batch order is ``batches``: see `hf_trainer_baseline`)."""
+    (whose batch order is ``batches``: see `hf_trainer_baseline`); the refined search starts
+    at ``n_start``."""
     from hf_induction.models import build_model
     from hf_induction.search import ProbeOutcome, SearchSettings, run_search
     from hf_induction.training import train_grid
@@ -393,7 +396,8 @@ def search_cell(
             wall_s=time.perf_counter() - t,
         )
 
-    search = SearchSettings(mode=mode, n_max=settings.max_steps * settings.batch_size)
+    search = SearchSettings(mode=mode, n_max=settings.max_steps * settings.batch_size,
+                            n_start=n_start)
     t = time.perf_counter()
     result = run_search(probe, data.pool_size, search)
     return {
@@ -422,6 +426,8 @@ def _reference_settings(quick: bool):
 def bench_search_speedup_vs_trainer(quick: bool) -> dict:
     import dataclasses
 
+    from hf_induction.training import Patience
+
     settings = _reference_settings(quick)
     out = {
         "reference_cell": "/".join(REFERENCE_CELL) + " dense_ssm tiny",
@@ -430,7 +436,7 @@ def bench_search_speedup_vs_trainer(quick: bool) -> dict:
     }
     ours = search_cell(*REFERENCE_CELL, "dense_ssm", settings)
     early = search_cell(
-        *REFERENCE_CELL, "dense_ssm", dataclasses.replace(settings, patience_steps=200)
+        *REFERENCE_CELL, "dense_ssm", dataclasses.replace(settings, early_failure=Patience(200))
     )
     # The Trainer draws the protocol's batches (the same rows as ours), so both searches follow
     # the same trajectories and must find the same N*.
@@ -466,6 +472,8 @@ def bench_early_failure(quick: bool) -> dict:
     """How often the early-failure rule changes N*: full-grid searches with and without it."""
     import dataclasses
 
+    from hf_induction.training import Patience
+
     settings = _reference_settings(quick)
     out = {}
     changed = 0
@@ -474,13 +482,71 @@ def bench_early_failure(quick: bool) -> dict:
         key = f"{config}_{model}"
         full = search_cell(dataset, config, model, settings)
         early = search_cell(
-            dataset, config, model, dataclasses.replace(settings, patience_steps=200)
+            dataset, config, model, dataclasses.replace(settings, early_failure=Patience(200))
         )
         out[f"early_failure_{key}_n_star"] = f"{full['n_star']} -> {early['n_star']}"
         out[f"early_failure_{key}_steps_ratio"] = full["steps"] / early["steps"]
         changed += full["n_star"] != early["n_star"]
     out["early_failure_cells"] = len(cells)
     out["early_failure_nstar_changed"] = changed
+    return out
+
+
+# The early-decision set: three formats, both groups, the recurrent models and GPT-2 (cot, whose
+# loss sits on plateaus), each at a budget whose whole search this machine affords, and where
+# the model learns the cell (so that N* exists on most of them).
+_CPU = dict(max_steps=1500, eval_every=50, lrs=(3e-2, 1e-2), seeds=(10, 20))
+_LSTM = dict(max_steps=3000, eval_every=50, lrs=(1e-2, 3e-3), seeds=(10, 20))
+_GPT2 = dict(max_steps=5000, eval_every=100, lrs=(1e-3,), seeds=(10, 20))
+EARLY_DECISION_CELLS = [
+    ("modadd", "acot_L4", "dense_ssm", _CPU),
+    ("modadd", "outcome_L4_m3", "dense_ssm", _CPU),
+    ("modadd", "cot_L3_m3", "dense_ssm", _CPU),
+    ("permutation", "acot_L3_S3", "dense_ssm", _CPU),
+    ("permutation", "outcome_L3_S3", "dense_ssm", _CPU),
+    ("modadd", "acot_L4_m3", "lstm", _LSTM),
+    ("permutation", "acot_L3_S3", "lstm", _LSTM),
+    ("modadd", "outcome_L3_m3", "lstm", _LSTM),
+    ("modadd", "cot_L3", "gpt2", _GPT2),
+    ("permutation", "cot_L3_S3", "gpt2", _GPT2),
+    # The cell where a 1,000-step patience window moved the LSTM's N* by +19%.
+    ("modadd", "acot_L5", "lstm", dict(max_steps=5000, eval_every=100, lrs=(1e-2, 3e-3),
+                                       seeds=(10, 20))),
+]
+
+
+@section
+def bench_early_decisions(quick: bool) -> dict:
+    """Every cell's refined search with the default rule (`Forecast`) and without it: same
+    budget, same grid; both N*, both step counts, and the totals. --quick runs 3 cells."""
+    from hf_induction.training import Forecast, TrainSettings
+
+    cells = EARLY_DECISION_CELLS[:3] if quick else EARLY_DECISION_CELLS
+    out: dict = {"early_decisions_rule": repr(Forecast())}
+    totals = {"off": 0, "forecast": 0}
+    moved = []
+    for dataset, config, model, budget in cells:
+        key = f"{dataset}/{config}/{model}"
+        found = {}
+        for tag, rule in (("off", None), ("forecast", Forecast())):
+            settings = TrainSettings(**budget, early_failure=rule)
+            found[tag] = r = search_cell(dataset, config, model, settings, mode="refined",
+                                         n_start=8)
+            totals[tag] += r["steps"]
+            out[f"early_decisions_{key}_{tag}"] = (
+                f"N* {r['n_star']} ({r['largest_failing']}, {r['n_star']}] "
+                f"steps {r['steps']} wall {r['wall_s']:.0f}s")
+            print(f"  {key} {tag}: {out[f'early_decisions_{key}_{tag}']}", flush=True)
+        if (found["off"]["n_star"], found["off"]["largest_failing"]) != (
+                found["forecast"]["n_star"], found["forecast"]["largest_failing"]):
+            moved.append(key)
+        off, on = found["off"]["steps"], found["forecast"]["steps"]
+        out[f"early_decisions_{key}_steps_ratio"] = off / on
+    out["early_decisions_cells"] = len(cells)
+    out["early_decisions_nstar_moved"] = ", ".join(moved) or "none"
+    out["early_decisions_steps_off"] = totals["off"]
+    out["early_decisions_steps_forecast"] = totals["forecast"]
+    out["early_decisions_steps_ratio"] = totals["off"] / totals["forecast"]
     return out
 
 

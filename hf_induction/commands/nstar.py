@@ -116,9 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--lrs", type=_floats,
                    help=f"comma-separated learning rates {_preset_default('lrs')}")
     g.add_argument("--seeds", type=_ints, help=f"comma-separated seeds {_preset_default('seeds')}")
-    g.add_argument("--early-failure", type=int, metavar="STEPS", default=None,
-                   help="stop a run whose best validation loss has not halved in STEPS steps "
-                   "(default: off, as in the paper's protocol)")
+    g.add_argument("--early-failure", metavar="off|forecast|STEPS", default=None,
+                   help="stop failing runs early: 'forecast' stops a run that has memorised "
+                   "its rows and whose validation loss cannot reach epsilon by the end of the "
+                   "budget at its pace (changed no N* on the benchmark cells); STEPS stops a "
+                   "run whose best validation loss has not halved in STEPS steps; 'off' trains "
+                   "every run to its budget, as the paper does (default: the preset's: "
+                   + ", ".join(f"{name} {b.early_failure}" for name, b in sorted(BUDGETS.items()))
+                   + "; off under --search paper)")
     g.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
                    help="the parameters' dtype while training (recorded in the protocol: it "
                    "changes results)")
@@ -284,6 +289,7 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     from ..models import build_config
     from ..runner.run import Campaign
     from ..training import TrainSettings
+    from ..training.early import parse_early_failure
 
     try:
         for model in models:
@@ -306,7 +312,10 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             max_steps=pick("max_steps"), batch_size=pick("batch_size"),
             eval_every=pick("eval_every"), epsilon=pick("epsilon"), lrs=pick("lrs"),
             seeds=pick("seeds"),
-            stop_on_first_success=not args.full_grid, patience_steps=args.early_failure,
+            stop_on_first_success=not args.full_grid,
+            early_failure=parse_early_failure(
+                args.early_failure if args.early_failure is not None
+                else "off" if args.search == "paper" else budget.early_failure),
             device=device, grid_mode=args.grid_mode, dtype=args.dtype,
             mixed_precision=(args.mixed_precision
                              or os.environ.get("ACCELERATE_MIXED_PRECISION", "no")).lower(),

@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import mmap
+import tempfile
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..tasks import TaskCell, Vocab, generate
+from ..tasks.sampling import sample_split
+
+IGNORE = -100
+# Training rows are encoded this many at a time into the final arrays, so that the int64
+# rows `TaskCell.encode` returns never exist for more than one chunk (a paper-size pool of
+# 16M cot rows of length 30 is 2 GB in int8 and would be 16 GB in int64).
+ENCODE_CHUNK = 1 << 16
+
+
+def token_dtype(vocab: Vocab) -> np.dtype:
+    """The smallest signed integer type that holds every token id and -100."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if vocab.size - 1 <= np.iinfo(dtype).max and IGNORE >= np.iinfo(dtype).min:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
 
 
 @dataclass(frozen=True)
 class CellArrays:
-    """Padded int64 arrays of one cell; ``train_*`` rows are nested training sets."""
+    """Padded arrays of one cell in `token_dtype`; ``train_*`` rows are nested training sets."""
 
     config: TaskCell
     seed: int
@@ -22,9 +39,60 @@ class CellArrays:
     val_labels: np.ndarray  # [N_val, T']
 
 
+# Training arrays larger than this are backed by an unlinked temporary file (np.memmap)
+# instead of anonymous memory: the pages written are handed back to the page cache chunk by
+# chunk, and those a run reads are clean file pages the kernel may reclaim, so a paper-size
+# pool does not have to fit in RAM beside everything else (docs/benchmarks.md, memory).
+MEMMAP_BYTES = 1 << 28
+
+
+def _array(shape: tuple[int, int], dtype: np.dtype) -> np.ndarray:
+    """Uninitialised rows: `encode_rows` writes every element."""
+    if shape[0] * shape[1] * dtype.itemsize <= MEMMAP_BYTES:
+        return np.empty(shape, dtype=dtype)
+    # The file is unlinked at once; the mapping keeps it until the array is freed.
+    return np.memmap(tempfile.TemporaryFile(prefix="hf-induction-rows-"), dtype=dtype,
+                     mode="w+", shape=shape)
+
+
+def _release(array: np.ndarray, start: int, stop: int) -> None:
+    """Hand the written rows [start, stop) of a memory-mapped array back to the page cache."""
+    mapping = getattr(array, "_mmap", None)
+    if mapping is None or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    row = array.strides[0]
+    first = start * row // mmap.PAGESIZE * mmap.PAGESIZE
+    last = -(-stop * row // mmap.PAGESIZE) * mmap.PAGESIZE
+    mapping.flush(first, min(last, len(mapping)) - first)
+    mapping.madvise(mmap.MADV_DONTNEED, first, min(last, len(mapping)) - first)
+
+
+def encode_rows(cell: TaskCell, items: np.ndarray, lengths: np.ndarray,
+                dtype: np.dtype, chunk: int = ENCODE_CHUNK) -> tuple[np.ndarray, np.ndarray]:
+    """``cell.encode(items, lengths)``'s input_ids and labels, in ``dtype``, ``chunk`` rows
+    at a time; the same arrays as encoding all rows at once (tests/data/test_tensors.py)."""
+    # The width is that of the longest row: encode one row of each length to learn it.
+    firsts = np.unique(lengths, return_index=True)[1]
+    width = int(cell.encode(items[firsts], lengths[firsts]).token_lengths.max(initial=0))
+    ids = _array((len(lengths), width), dtype)
+    labels = _array((len(lengths), width), dtype)
+    for start in range(0, len(lengths), chunk):
+        stop = min(start + chunk, len(lengths))
+        ex = cell.encode(items[start:stop], lengths[start:stop])
+        t = ex.input_ids.shape[1]
+        ids[start:stop, :t], ids[start:stop, t:] = ex.input_ids, cell.vocab.pad
+        labels[start:stop, :t], labels[start:stop, t:] = ex.labels, IGNORE
+        _release(ids, start, stop)
+        _release(labels, start, stop)
+    return ids, labels
+
+
 def cell_arrays(cfg: TaskCell, seed: int, max_train: int) -> CellArrays:
     """Training rows 0..max_train-1 and the validation set of ``cfg`` for ``seed``."""
-    train = generate(cfg, "train", max_train, seed)
+    dtype = token_dtype(cfg.vocab)
+    items, lengths = sample_split(cfg, "train", max_train, seed)
+    train_ids, train_labels = encode_rows(cfg, items, lengths, dtype)
+    del items
     val = generate(cfg, "validation", None, seed)
-    return CellArrays(cfg, seed, cfg.vocab, train.input_ids, train.labels,
-                      val.input_ids, val.labels)
+    return CellArrays(cfg, seed, cfg.vocab, train_ids, train_labels,
+                      val.input_ids.astype(dtype), val.labels.astype(dtype))

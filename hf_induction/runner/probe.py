@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 
-import numpy as np
 import torch
 
 from ..data import cell_arrays
@@ -29,14 +28,14 @@ class JournalProbe:
     def __init__(self, job: SearchJob, folder: ResultsFolder, settings: TrainSettings,
                  model_factory: Callable[[], torch.nn.Module], key_fields: dict,
                  on_run: Callable[[dict], None] | None = None,
-                 on_eval: Callable[[int, float, int, int, float], None] | None = None):
+                 on_eval: Callable[[int, float, int, int, float, float], None] | None = None):
         self.job = job
         self.folder = folder
         self.settings = settings
         self.model_factory = model_factory
         self.key_fields = key_fields
         self.on_run = on_run
-        # (n, lr, seed, step, val_loss) at every evaluation of every run trained here.
+        # (n, lr, seed, step, val_loss, train_loss) at every evaluation of every run here.
         self.on_eval = on_eval
         self.pool_size = train_pool_size(job.cell)
         self._data: TrainData | None = None
@@ -52,14 +51,12 @@ class JournalProbe:
         """
         if self._data is None or self._data.pool_size < n:
             rows = min(self.pool_size, max(n, 2 * (self._data.pool_size if self._data else 0)))
+            # The arrays come in the smallest integer type (int8 for most cells); the trainer
+            # widens one batch at a time.
             arrays = cell_arrays(self.job.cell, self.job.data_seed, rows)
-            # Token ids and -100 fit int16 for any vocabulary below 32,768: a quarter of the
-            # memory of int64 for the paper's 16M-row pools; the trainer widens per run.
-            dtype = np.int16 if arrays.vocab.size < 2**15 else np.int64
-            self._data = TrainData(*(
-                torch.from_numpy(a.astype(dtype, copy=False)) for a in (
-                    arrays.train_input_ids, arrays.train_labels, arrays.val_input_ids,
-                    arrays.val_labels)))
+            self._data = TrainData(*(torch.from_numpy(a) for a in (
+                arrays.train_input_ids, arrays.train_labels, arrays.val_input_ids,
+                arrays.val_labels)))
         return self._data
 
     def _record(self, n: int, result: RunResult) -> dict:
@@ -81,8 +78,8 @@ class JournalProbe:
                                      (r.lr, r.seed), self._record(n, r)),
                                  skip=set(recorded),
                                  on_eval=None if self.on_eval is None else (
-                                     lambda lr, seed, step, loss: self.on_eval(
-                                         n, lr, seed, step, loss)))
+                                     lambda lr, seed, step, loss, train: self.on_eval(
+                                         n, lr, seed, step, loss, train)))
             # A trainer that returns without calling back still gets every run journaled.
             for r in results:
                 if (r.lr, r.seed) not in recorded:

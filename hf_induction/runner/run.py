@@ -72,6 +72,15 @@ class Campaign:
         # Where and how the grid is computed does not change what it computes.
         for key in ("device", "grid_mode", "eval_batch_size"):
             train.pop(key)
+        rule = train.pop("early_failure")
+        if rule is None or rule["name"] == "patience":
+            # Folders made before the rules were objects recorded no rule, or the patience
+            # window, as these two keys: written the same way, they keep their protocol hash
+            # and so resume.
+            train["patience_steps"] = rule and rule["window"]
+            train["min_improvement"] = rule["min_improvement"] if rule else 0.5
+        else:
+            train["early_failure"] = rule
         return {"train": train, "search": self.search.to_dict(),
                 "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION}
 

@@ -60,8 +60,11 @@ class JobTracker:
         for tracker in self.trackers:
             tracker.log(values, step=step)
 
-    def on_eval(self, n: int, lr: float, seed: int, step: int, val_loss: float) -> None:
-        self.log({f"{curve_prefix(n, lr, seed)}/val_loss": float(val_loss)}, step)
+    def on_eval(self, n: int, lr: float, seed: int, step: int, val_loss: float,
+                train_loss: float) -> None:
+        prefix = curve_prefix(n, lr, seed)
+        self.log({f"{prefix}/val_loss": float(val_loss),
+                  f"{prefix}/train_loss": float(train_loss)}, step)
 
     def on_run(self, row: Mapping[str, Any]) -> None:
         prefix = curve_prefix(row["n"], row["lr"], row["seed"])

@@ -82,25 +82,25 @@ def prompt_length(fmt: str, n: np.ndarray | int):
     return n + 2
 
 
-def _encode_block(fmt: str, g: np.ndarray, s: np.ndarray, vocab: Vocab):
-    """input_ids and labels of words that all have the same length n: [K, n] -> [K, T]."""
-    k, n = g.shape
-
-    def col(value: int) -> np.ndarray:
-        return np.full((k, 1), value, dtype=np.int64)
-
-    def ignore(width: int) -> np.ndarray:
-        return np.full((k, width), IGNORE, dtype=np.int64)
-
+def _encode_block(fmt: str, g: np.ndarray, s: np.ndarray, vocab: Vocab,
+                  ids: np.ndarray, labels: np.ndarray) -> None:
+    """Write the input_ids and labels of words that all have the same length n ([K, n])
+    into ``ids`` and ``labels`` ([K, >= T], pre-filled with PAD and -100)."""
+    n = g.shape[1]
+    ids[:, 0] = vocab.bos
+    ids[:, 1 : n + 1] = g
     if fmt == "acot":
-        return np.hstack([col(vocab.bos), g, col(vocab.eos)]), np.hstack([ignore(2), s])
-    if fmt == "outcome":
-        return (np.hstack([col(vocab.bos), g, col(vocab.sep), s[:, -1:]]),
-                np.hstack([ignore(n + 2), s[:, -1:]]))
-    if fmt == "cot":
-        return (np.hstack([col(vocab.bos), g, col(vocab.sep), s, col(vocab.eos)]),
-                np.hstack([ignore(n + 2), s, col(vocab.eos)]))
-    _check_format(fmt)
+        ids[:, n + 1] = vocab.eos
+        labels[:, 2 : n + 2] = s
+    elif fmt == "outcome":
+        ids[:, n + 1] = vocab.sep
+        ids[:, n + 2] = labels[:, n + 2] = s[:, -1]
+    elif fmt == "cot":
+        ids[:, n + 1] = vocab.sep
+        ids[:, n + 2 : 2 * n + 2] = labels[:, n + 2 : 2 * n + 2] = s
+        ids[:, 2 * n + 2] = labels[:, 2 * n + 2] = vocab.eos
+    else:
+        _check_format(fmt)
 
 
 def encode(fmt: str, elements: np.ndarray, states: np.ndarray, lengths: np.ndarray,
@@ -111,21 +111,24 @@ def encode(fmt: str, elements: np.ndarray, states: np.ndarray, lengths: np.ndarr
     encoded in blocks of equal length (at most L blocks), so there is no loop per example.
     Padding is PAD in ``input_ids`` and -100 in ``labels``.
     """
+    _check_format(fmt)
     k = len(lengths)
     t_max = int(sequence_length(fmt, lengths).max(initial=0))
     ids = np.full((k, t_max), vocab.pad, dtype=np.int64)
     labels = np.full((k, t_max), IGNORE, dtype=np.int64)
-    for n in np.unique(lengths).tolist():
+    distinct = np.unique(lengths).tolist()
+    if len(distinct) == 1:
+        # One length (every fixed-length cell): straight into the outputs, no gathered copy.
+        n = distinct[0]
+        _encode_block(fmt, elements[:, :n], states[:, :n], vocab, ids, labels)
+        return ids, labels
+    for n in distinct:
         rows = np.flatnonzero(lengths == n)
-        whole = len(rows) == k
-        g = (elements if whole else elements[rows])[:, :n].astype(np.int64)
-        s = (states if whole else states[rows])[:, :n].astype(np.int64)
-        block_ids, block_labels = _encode_block(fmt, g, s, vocab)
-        t = block_ids.shape[1]
-        if whole:
-            ids[:, :t], labels[:, :t] = block_ids, block_labels
-        else:
-            ids[rows, :t], labels[rows, :t] = block_ids, block_labels
+        t = int(sequence_length(fmt, n))
+        block_ids = np.full((len(rows), t), vocab.pad, dtype=np.int64)
+        block_labels = np.full((len(rows), t), IGNORE, dtype=np.int64)
+        _encode_block(fmt, elements[rows, :n], states[rows, :n], vocab, block_ids, block_labels)
+        ids[rows, :t], labels[rows, :t] = block_ids, block_labels
     return ids, labels
 
 

@@ -2,6 +2,7 @@
 
 from hf_induction.training.adam import StackedAdam
 from hf_induction.training.data import IGNORE_INDEX, TrainData
+from hf_induction.training.early import Forecast, Patience, parse_early_failure
 from hf_induction.training.grid import VmapForward, train_grid, vmap_unsupported_reason
 from hf_induction.training.loss import (
     causal_lm_loss,
@@ -14,6 +15,8 @@ from hf_induction.training.trainer import evaluate, train_model, train_run
 
 __all__ = [
     "IGNORE_INDEX",
+    "Forecast",
+    "Patience",
     "RunResult",
     "StackedAdam",
     "TrainData",
@@ -24,6 +27,7 @@ __all__ = [
     "causal_lm_loss_sum",
     "causal_lm_loss_sum_per_run",
     "evaluate",
+    "parse_early_failure",
     "train_grid",
     "train_model",
     "train_run",

@@ -7,9 +7,12 @@ from dataclasses import dataclass
 import torch
 
 IGNORE_INDEX = -100
-# Pools are held in any signed integer type (int16 is 4x smaller than int64 for a paper-size
-# pool of 16M rows) and widened to int64 only for the rows a run uses, on its device.
-TOKEN_DTYPES = (torch.int16, torch.int32, torch.int64)
+# Pools are held in any signed integer type (int8 is 8x smaller than int64 for a paper-size
+# pool of 16M rows) and widened to int64 only for the rows of a batch, on its device.
+TOKEN_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64)
+# Whole-pool checks and reductions go this many rows at a time, so that their boolean and
+# int64 temporaries stay small beside a 16M-row pool of int8.
+ROW_CHUNK = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ class TrainData:
                     "(the model shifts), and no output predicts the first token"
                 )
             # A row without any supervised position has an undefined (0/0) loss.
-            if not (labels != IGNORE_INDEX).any(dim=1).all():
+            if not all((chunk != IGNORE_INDEX).any(dim=1).all()
+                       for chunk in labels.split(ROW_CHUNK)):
                 raise ValueError(f"every {split} row needs at least one label other than -100")
 
     @property
@@ -72,6 +76,8 @@ def supervised_lengths(labels: torch.Tensor) -> torch.Tensor:
     this length, and input columns from one before it, can be cut from a batch without
     changing its loss.
     """
-    supervised = labels != IGNORE_INDEX  # [N, T]
     positions = torch.arange(1, labels.shape[1] + 1, device=labels.device)
-    return (supervised * positions).amax(dim=1)
+    if labels.shape[0] == 0:
+        return torch.zeros(0, dtype=torch.long, device=labels.device)
+    return torch.cat([((chunk != IGNORE_INDEX) * positions).amax(dim=1)  # [chunk]
+                      for chunk in labels.split(ROW_CHUNK)])

@@ -267,6 +267,10 @@ class _StackedGrid:
         # Per stacked run, the first step whose loss was non-finite (0: none yet). Kept on
         # the device and read at evaluations only, so steps need no host synchronisation.
         self.bad_step = torch.zeros(len(points), dtype=torch.long, device=self.device)
+        # Per stacked run, the sum of its batch losses since the last evaluation (on the
+        # device for the same reason), and how many steps that sum holds.
+        self.train_sum = torch.zeros(len(points), dtype=torch.float64, device=self.device)
+        self.train_count = 0
         self.results: dict[int, RunResult] = {}
         self.start = time.perf_counter()
 
@@ -300,6 +304,8 @@ class _StackedGrid:
         losses = causal_lm_loss_per_run(logits, labels)  # [R]
         newly_bad = (self.bad_step == 0) & ~torch.isfinite(losses.detach())
         self.bad_step = torch.where(newly_bad, step, self.bad_step)
+        self.train_sum += losses.detach().to(torch.float64)
+        self.train_count += 1
         names = list(self.params)
         # Runs are independent, so the gradient of the sum is each run's own gradient.
         grads = torch.autograd.grad(
@@ -323,13 +329,16 @@ class _StackedGrid:
 
     def _evaluate_and_retire(self, step: int) -> None:
         bad_steps = self.bad_step.tolist()
+        train_losses = (self.train_sum / self.train_count).tolist()
+        self.train_sum.zero_()
+        self.train_count = 0
         val_losses = self._validation_losses()
         ending: dict[int, tuple[StopReason, int]] = {}
         for slot, run in enumerate(self.active):
             if bad_steps[slot]:
                 ending[slot] = ("nonfinite", bad_steps[slot])
                 continue
-            reason = self.trackers[run].observe(step, val_losses[slot])
+            reason = self.trackers[run].observe(step, val_losses[slot], train_losses[slot])
             if reason is not None:
                 ending[slot] = (reason, step)
         if self.settings.stop_on_first_success and any(r == "epsilon" for r, _ in ending.values()):
@@ -357,4 +366,5 @@ class _StackedGrid:
         self.params = {k: v.detach()[index].requires_grad_() for k, v in self.params.items()}
         self.buffers = {k: v[index] for k, v in self.buffers.items()}
         self.bad_step = self.bad_step[index]
+        self.train_sum = self.train_sum[index]
         self.optimizer.keep(index)

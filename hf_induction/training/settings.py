@@ -10,10 +10,13 @@ from typing import Literal
 
 import torch
 
+from hf_induction.training.early import EarlyFailure, Forecast, Patience
+
 StopReason = Literal["epsilon", "budget", "nonfinite", "early_failure", "probe_decided"]
 GridMode = Literal["auto", "stacked", "sequential"]
-# Called at every evaluation of a run with (lr, seed, step, validation loss): trackers listen here.
-EvalCallback = Callable[[float, int, int, float], None]
+# Called at every evaluation of a run with (lr, seed, step, validation loss, training loss),
+# the training loss being the mean batch loss since the previous evaluation: trackers listen.
+EvalCallback = Callable[[float, int, int, float, float], None]
 # Parameter dtypes a run can train in, and autocast precisions (Accelerate's names).
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 MIXED_PRECISIONS = ("no", "bf16")
@@ -32,10 +35,9 @@ class TrainSettings:
         seeds: seeds of the grid Φ; a seed fixes both the initialisation and the batches.
         stop_on_first_success: once one run succeeds the probe's outcome is decided and the
             other runs stop (``probe_decided``); False keeps them all (``--full-grid``).
-        patience_steps: early-failure window; None (the default, and the paper) disables it.
-        min_improvement: with ``patience_steps``, a run stops (``early_failure``) when its best
-            validation loss has not dropped below ``min_improvement`` times the best at the
-            last such drop within ``patience_steps`` steps.
+        early_failure: the rule that stops a run as failed before its budget is spent
+            (``early_failure``), a `Forecast` or a `Patience` (training/early.py); None (the
+            default, and the paper) trains every run to its budget or to ε.
         device: where runs train, e.g. ``"cpu"``, ``"cuda"``, ``"cuda:1"``.
         grid_mode: ``"stacked"`` trains the grid as one model: through the model's
             hand-batched ``stacked_forward`` if it has one (Dense-SSM, LSTM), else under
@@ -60,8 +62,7 @@ class TrainSettings:
     lrs: tuple[float, ...] = (1e-3, 1e-4, 1e-5)
     seeds: tuple[int, ...] = (10, 20, 30, 40, 50)
     stop_on_first_success: bool = True
-    patience_steps: int | None = None
-    min_improvement: float = 0.5
+    early_failure: EarlyFailure | None = None
     device: str = "cpu"
     grid_mode: GridMode = "auto"
     eval_batch_size: int = 256
@@ -81,10 +82,10 @@ class TrainSettings:
             raise ValueError(f"seeds must be a non-empty tuple of distinct ints, got {self.seeds}")
         if len(set(self.lrs)) != len(self.lrs):
             raise ValueError(f"lrs must be distinct, got {self.lrs}")
-        if self.patience_steps is not None and self.patience_steps < 1:
-            raise ValueError(f"patience_steps must be None or >= 1, got {self.patience_steps}")
-        if not 0 < self.min_improvement < 1:
-            raise ValueError(f"min_improvement must lie in (0, 1), got {self.min_improvement}")
+        if self.early_failure is not None and not isinstance(self.early_failure,
+                                                             Forecast | Patience):
+            raise ValueError(
+                f"early_failure must be None, a Forecast or a Patience, got {self.early_failure!r}")
         if self.grid_mode not in ("auto", "stacked", "sequential"):
             raise ValueError(
                 f"grid_mode must be 'auto', 'stacked' or 'sequential', got {self.grid_mode!r}"
@@ -151,27 +152,27 @@ class RunTracker:
         self.on_eval = on_eval
         self.best = math.inf
         self.final = math.inf
-        self._ref_best = math.inf
-        self._ref_step = 0
+        rule = settings.early_failure
+        self._early = None if rule is None else rule.state()
 
-    def observe(self, step: int, val_loss: float) -> StopReason | None:
-        """Record the validation loss measured after ``step`` steps; say why to stop, if so."""
+    def observe(self, step: int, val_loss: float, train_loss: float = math.nan
+                ) -> StopReason | None:
+        """Record the validation loss measured after ``step`` steps (and the mean training
+        batch loss since the previous evaluation); say why to stop, if so."""
         s = self.settings
         if self.on_eval is not None:
-            self.on_eval(self.lr, self.seed, step, val_loss)
+            self.on_eval(self.lr, self.seed, step, val_loss, train_loss)
         self.final = val_loss
         if not math.isfinite(val_loss):
             return "nonfinite"
         self.best = min(self.best, val_loss)
         if val_loss < s.epsilon:
             return "epsilon"
-        if s.patience_steps is not None:
-            if self.best <= s.min_improvement * self._ref_best:
-                self._ref_best, self._ref_step = self.best, step
-            elif step - self._ref_step >= s.patience_steps:
-                return "early_failure"
         if step >= s.max_steps:
             return "budget"
+        if self._early is not None and self._early.hopeless(
+                step, self.best, val_loss, train_loss, s.max_steps, s.epsilon):
+            return "early_failure"
         return None
 
     def result(self, lr: float, seed: int, steps: int, wall_s: float, reason: StopReason):

@@ -73,13 +73,15 @@ class TrainBatches:
 
     The draw uses a local CPU generator seeded with the run's seed, so a seed gives the same
     batches on every device. Columns past the batch's last supervised label are cut off.
+    The rows stay in the pool's dtype (int8 for most cells; a 16M-row pool widened to int64
+    would take 16 GB) and only a batch is widened.
     """
 
     def __init__(self, data: TrainData, n: int, device: torch.device) -> None:
         check_size(data, n)
         self.n = n
-        self.input_ids = data.train_input_ids[:n].to(device, torch.long)
-        self.labels = data.train_labels[:n].to(device, torch.long)
+        self.input_ids = data.train_input_ids[:n].to(device)
+        self.labels = data.train_labels[:n].to(device)
         self.lengths = supervised_lengths(data.train_labels[:n]).cpu()
         self.device = device
 
@@ -90,7 +92,8 @@ class TrainBatches:
         """Rows ``indices`` (any shape ``[..., B]``) as (inputs, labels), `trimmed`."""
         length = int(self.lengths[indices].max())
         rows = indices.to(self.device)
-        return trimmed(self.input_ids[rows], self.labels[rows], length)
+        input_ids, labels = trimmed(self.input_ids[rows], self.labels[rows], length)
+        return input_ids.long(), labels.long()
 
 
 def validation_chunks(
@@ -170,6 +173,7 @@ def train_model(
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     precision = partial(settings.autocast, device)
+    train_sum, train_count = 0.0, 0  # batch losses since the last evaluation
     # Dropout, if the model has any, draws from the global RNG: fork and seed it too.
     with seeded_rng(seed, device):
         for step in range(1, settings.max_steps + 1):
@@ -177,14 +181,18 @@ def train_model(
             with precision():
                 logits = logits_of(model(input_ids=input_ids))
             loss = causal_lm_loss(logits, labels)
-            if not math.isfinite(loss.item()):
+            loss_value = loss.item()
+            if not math.isfinite(loss_value):
                 return tracker.result(lr, seed, step, time.perf_counter() - start,
                                       "nonfinite"), model
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
+            train_sum, train_count = train_sum + loss_value, train_count + 1
             if is_eval_step(step, settings):
-                reason = tracker.observe(step, evaluate(model, val_chunks, precision))
+                reason = tracker.observe(step, evaluate(model, val_chunks, precision),
+                                         train_sum / train_count)
+                train_sum, train_count = 0.0, 0
                 if reason is not None:
                     return tracker.result(lr, seed, step, time.perf_counter() - start,
                                           reason), model

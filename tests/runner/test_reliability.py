@@ -58,7 +58,7 @@ def one_line_error(proc, code=2, *needles):
     (["--lrs", "0.1,inf"], "--lrs"),
     (["--lrs", "abc"], "comma-separated"),
     (["--push-to-hub", "bad repo id!!"], "not a Hub repo id"),
-    (["--early-failure", "0"], "patience_steps"),
+    (["--early-failure", "0"], "early failure must be"),
 ])
 def test_bad_flags_are_one_line_before_anything_is_written(extra, needle, tmp_path):
     out = tmp_path / "out"

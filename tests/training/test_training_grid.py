@@ -4,7 +4,7 @@ import logging
 import pytest
 import torch
 
-from hf_induction.training import TrainSettings, grid, train_grid, vmap_unsupported_reason
+from hf_induction.training import Patience, TrainSettings, grid, train_grid, vmap_unsupported_reason
 from tests.training.helpers import (
     EmbedLinear,
     NoVmap,
@@ -60,7 +60,7 @@ def test_stacked_equals_sequential(data):
         lrs=(3e-2, 1e-3, 1e-7),
         seeds=(1, 2),
         stop_on_first_success=False,
-        patience_steps=20,
+        early_failure=Patience(20),
     )
     stacked, sequential = both_modes(lambda: EmbedLinear(hidden=32), data, 24, settings)
     assert_same_runs(stacked, sequential)
@@ -198,7 +198,7 @@ def test_hand_batched_grid_equals_sequential(data):
         lrs=(3e-2, 1e-7),
         seeds=(1, 2),
         stop_on_first_success=False,
-        patience_steps=10,
+        early_failure=Patience(10),
     )
     stacked, sequential = both_modes(lambda: WithStackedForward(hidden=32), data, 24, settings)
     assert_same_runs(stacked, sequential)

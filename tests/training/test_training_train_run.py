@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from hf_induction.training import TrainData, TrainSettings, train_run
+from hf_induction.training import Patience, TrainData, TrainSettings, train_run
 from tests.training.helpers import EmbedLinear, Scaled, echo_data
 
 
@@ -62,7 +62,8 @@ def test_seed_changes_the_run_and_leaves_the_global_rng_alone(data):
 
 
 def test_early_failure_stops_a_stalled_run(data):
-    settings = TrainSettings(max_steps=1000, eval_every=10, patience_steps=30, min_improvement=0.5)
+    settings = TrainSettings(max_steps=1000, eval_every=10,
+                             early_failure=Patience(30, min_improvement=0.5))
     result = train_run(lambda: EmbedLinear(), data, 32, 1e-7, 10, settings)
     assert result.stop_reason == "early_failure" and not result.success
     assert result.steps == 40

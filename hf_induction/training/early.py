@@ -1,0 +1,138 @@
+"""Deciding a failing run before its budget is spent, without deciding a succeeding one.
+
+A probe below N* fails only after every run of its grid has trained its whole budget (the
+paper: 15 × 250,000 steps), so failing probes are most of a search's compute. The rule here,
+``forecast``, stops a run as failed when two things hold at an evaluation:
+
+- **It cannot reach ε in time at its current pace.** The best validation loss b(t) of a run
+  falls, on these tasks, roughly as a power of the step (a straight line on log-log axes:
+  docs/benchmarks.md shows the curves). The slope over the last half of the run so far,
+  log(b(t) / b(t/2)) / log 2, extrapolated to the end of the budget, predicts b(max_steps);
+  the run is hopeless when that forecast stays above ``margin`` × ε. A flat curve (slope 0)
+  forecasts its own level.
+- **It has memorised its rows.** Its training loss (the mean batch loss since the previous
+  evaluation) is at most ``gap`` times its validation loss. A run on an optimisation plateau
+  (GPT-2 sits at 1.46 for hundreds of steps before it falls to 0.005) has its training loss
+  as high as its validation loss: it is still learning the rows it sees, and a flat
+  validation curve there says nothing about what comes after, so the rule leaves it alone.
+  A run that fits its training rows far better than unseen ones and whose validation loss
+  no longer falls fast enough is generalising no further.
+
+Nothing is decided before ``start`` × max_steps steps, so the slope is measured over at least
+half of that. The margin, gap and start were chosen on the recorded curves of the benchmark
+cells (``scripts/bench.py --only early_decisions``), where the rule changed no N*.
+
+``patience`` is the older rule (``--early-failure STEPS``): stop when the best validation loss
+has not fallen by ``min_improvement`` within a window of steps. It ignores plateaus, and a
+1,000-step window moved the LSTM's N* by +19% (docs/benchmarks.md); it is kept for the folders
+made with it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """The ``forecast`` early-failure rule (module docstring); ``name`` keys the protocol."""
+
+    margin: float = 10.0
+    gap: float = 0.1
+    start: float = 0.1
+    name: str = "forecast"
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.margin) and self.margin >= 1):
+            raise ValueError(f"forecast margin must be a finite number >= 1, got {self.margin}")
+        if not 0 < self.gap <= 1:
+            raise ValueError(f"forecast gap must lie in (0, 1], got {self.gap}")
+        if not 0 < self.start < 1:
+            raise ValueError(f"forecast start must lie in (0, 1), got {self.start}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def state(self) -> ForecastState:
+        return ForecastState(self)
+
+
+class ForecastState:
+    """One run's history under `Forecast`: (step, best validation loss) at every evaluation."""
+
+    def __init__(self, rule: Forecast) -> None:
+        self.rule = rule
+        self.history: list[tuple[int, float]] = []
+
+    def hopeless(self, step: int, best: float, val_loss: float, train_loss: float,
+                 max_steps: int, epsilon: float) -> bool:
+        self.history.append((step, best))
+        rule = self.rule
+        if step < rule.start * max_steps or not train_loss <= rule.gap * val_loss:
+            return False
+        earlier = [(s, b) for s, b in self.history if s <= step / 2]
+        if not earlier:
+            return False
+        then, best_then = earlier[-1]
+        slope = min(0.0, math.log(best / best_then) / math.log(step / then))
+        return best * (max_steps / step) ** slope > rule.margin * epsilon
+
+
+@dataclass(frozen=True)
+class Patience:
+    """Stop when the best validation loss has not fallen below ``min_improvement`` times the
+    best at its last such fall within ``window`` steps."""
+
+    window: int
+    min_improvement: float = 0.5
+    name: str = "patience"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
+            raise ValueError(f"patience window must be an integer >= 1 steps, got {self.window!r}")
+        if not 0 < self.min_improvement < 1:
+            raise ValueError(
+                f"min_improvement must lie in (0, 1), got {self.min_improvement}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def state(self) -> PatienceState:
+        return PatienceState(self)
+
+
+class PatienceState:
+    def __init__(self, rule: Patience) -> None:
+        self.rule = rule
+        self.ref_best = math.inf
+        self.ref_step = 0
+
+    def hopeless(self, step: int, best: float, val_loss: float, train_loss: float,
+                 max_steps: int, epsilon: float) -> bool:
+        if best <= self.rule.min_improvement * self.ref_best:
+            self.ref_best, self.ref_step = best, step
+            return False
+        return step - self.ref_step >= self.rule.window
+
+
+EarlyFailure = Forecast | Patience
+
+# What `--early-failure` accepts by name; an integer is a `Patience` window.
+RULES: dict[str, type] = {"forecast": Forecast}
+OFF = "off"
+
+
+def parse_early_failure(text: str) -> EarlyFailure | None:
+    """``off`` (None), a rule name of `RULES`, or a whole number of steps (`Patience`)."""
+    value = str(text).strip().lower()
+    if value == OFF:
+        return None
+    if value in RULES:
+        return RULES[value]()
+    if value.isdigit() and int(value) >= 1:
+        return Patience(int(value))
+    raise ValueError(
+        f"early failure must be {OFF!r}, one of {', '.join(RULES)}, or a patience window "
+        f"in steps (an integer >= 1); got {text!r}")

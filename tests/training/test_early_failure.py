@@ -1,0 +1,111 @@
+"""The forecast early-failure rule on synthetic curves, and the training loss it reads."""
+
+import dataclasses
+import math
+
+import pytest
+
+from hf_induction.training import (
+    Forecast,
+    Patience,
+    TrainSettings,
+    parse_early_failure,
+    train_grid,
+)
+from hf_induction.training.settings import RunTracker
+from tests.training.helpers import EmbedLinear, echo_data
+
+EPS = 1e-4
+DEFAULT = Forecast()
+
+
+def first_stop(curve, rule=DEFAULT, max_steps=1500):
+    """The step at which a run with this (step, val, train) curve stops, and why."""
+    tracker = RunTracker(TrainSettings(max_steps=max_steps, eval_every=50, epsilon=EPS,
+                                       early_failure=rule))
+    for step, val, train in curve:
+        reason = tracker.observe(step, val, train)
+        if reason is not None:
+            return step, reason
+    return None
+
+
+def power_law(level_at_50, slope, train_ratio, max_steps=1500):
+    return [(s, level_at_50 * (s / 50) ** slope, train_ratio * level_at_50 * (s / 50) ** slope)
+            for s in range(50, max_steps + 1, 50)]
+
+
+def test_a_memorised_run_that_falls_too_slowly_stops_at_the_start():
+    # Dense-SSM at N below N*: validation 0.15 falling as step^-0.4, training loss 1000x lower.
+    stop = first_stop(power_law(0.15, -0.4, 1e-3))
+    assert stop == (150, "early_failure")  # the first evaluation at or past 10% of 1,500
+    # By hand: at 150 the slope over (50, 150] is -0.4; the forecast at 1,500 is far above 10ε.
+    assert 0.15 * 3 ** -0.4 * 10 ** -0.4 > 10 * EPS
+
+
+def test_a_run_falling_fast_enough_to_reach_epsilon_is_kept():
+    # Slope -3 from 0.05: below 1e-4 at about step 400, well inside the budget.
+    stop = first_stop(power_law(0.05, -3.0, 1e-3))
+    assert stop is not None and stop[1] == "epsilon"
+
+
+def test_a_plateau_where_training_loss_is_as_high_is_kept():
+    # GPT-2's plateau: both losses at 1.46 for 1,000 steps, then a fall to below ε.
+    curve = [(s, 1.46, 1.44) for s in range(100, 1100, 100)]
+    curve += [(1100 + 100 * i, 1.46 * 10.0 ** (-i - 1), 1.0 * 10.0 ** (-i - 1)) for i in range(5)]
+    assert first_stop(curve, max_steps=5000) == (1500, "epsilon")
+
+
+def test_the_margin_is_the_forecast_threshold():
+    # Flat at 5e-4, memorised: the forecast is 5e-4 itself, below 10ε but above 1ε.
+    curve = [(s, 5e-4, 1e-6) for s in range(50, 1501, 50)]
+    assert first_stop(curve, Forecast(margin=10.0)) == (1500, "budget")
+    assert first_stop(curve, Forecast(margin=1.0)) == (150, "early_failure")
+
+
+def test_the_rule_is_off_by_default_and_the_budget_wins_at_the_last_step():
+    curve = power_law(0.15, -0.4, 1e-3)
+    assert first_stop(curve, None) == (1500, "budget")
+    assert first_stop(curve, Patience(10_000)) == (1500, "budget")
+
+
+@pytest.mark.parametrize("text, rule", [("off", None), ("OFF", None), ("forecast", Forecast()),
+                                         ("2500", Patience(2500))])
+def test_parse_early_failure(text, rule):
+    assert parse_early_failure(text) == rule
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "soon", "1.5"])
+def test_parse_early_failure_refuses_in_one_line(text):
+    with pytest.raises(ValueError, match="early failure must be") as info:
+        parse_early_failure(text)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("kwargs", [dict(margin=0.5), dict(gap=0.0), dict(gap=2.0),
+                                    dict(start=1.0), dict(margin=math.inf)])
+def test_forecast_refuses_bad_parameters(kwargs):
+    with pytest.raises(ValueError, match="forecast"):
+        Forecast(**kwargs)
+
+
+def test_training_loss_is_the_mean_batch_loss_in_both_grid_modes():
+    data = echo_data()
+    settings = TrainSettings(max_steps=40, eval_every=10, lrs=(3e-2, 1e-3), seeds=(1, 2),
+                             stop_on_first_success=False)
+    heard = {}
+    for mode in ("stacked", "sequential"):
+        seen = heard[mode] = []
+        train_grid(lambda: EmbedLinear(hidden=32), data, 24,
+                   dataclasses.replace(settings, grid_mode=mode),
+                   on_eval=lambda lr, seed, step, val, train, seen=seen: seen.append(
+                       (lr, seed, step, val, train)))
+    stacked = sorted(heard["stacked"])
+    sequential = sorted(heard["sequential"])
+    assert len(stacked) == len(sequential) == 4 * 4
+    for a, b in zip(stacked, sequential, strict=True):
+        assert a[:3] == b[:3]
+        assert a[3:] == pytest.approx(b[3:], rel=1e-6)
+    # Training loss falls on this learnable echo task, at the larger learning rate.
+    fast = [t for lr, seed, step, val, t in sequential if lr == 3e-2 and seed == 1]
+    assert fast[-1] < fast[0]
