@@ -11,7 +11,7 @@ Four measurements, each guarded so that a failure or the time budget ends that o
 - stacking: the stacked grid's step time at k = 1, 2, 4, ... runs, and the largest k whose
   step costs at most 1.5x one run's (the runs a device holds "for free");
 - paper_probe: one real probe of the paper's protocol (`nstar.py --preset paper` with the
-  early-failure rule) on modadd acot_L10_uniform, its wall time and training steps.
+  forecast early-failure rule) on modadd acot_L10_uniform, its wall time and training steps.
 """
 
 from __future__ import annotations
@@ -125,8 +125,8 @@ def stacking(args) -> dict:
 def paper_probe(args) -> dict:
     """One probe of the paper's protocol with early failure, through the command line."""
     with tempfile.TemporaryDirectory() as tmp:
-        budget = (["--max-steps", "100", "--eval-every", "50", "--early-failure", "50"]
-                  if args.quick else ["--early-failure", "10000"])
+        budget = (["--max-steps", "100", "--eval-every", "50", "--early-failure", "forecast"]
+                  if args.quick else ["--early-failure", "forecast"])
         cmd = [sys.executable, str(ROOT / "scripts" / "nstar.py"), "--dataset", "modadd",
                "--config", "acot_L10_uniform", "--model", "dense_ssm", "--preset",
                "paper" if args.preset == "paper" else "cpu", "--device", args.device,

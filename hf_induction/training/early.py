@@ -5,8 +5,8 @@ paper: 15 × 250,000 steps), so failing probes are most of a search's compute. T
 ``forecast``, stops a run as failed when two things hold at an evaluation:
 
 - **It cannot reach ε in time at its current pace.** The best validation loss b(t) of a run
-  falls, on these tasks, roughly as a power of the step (a straight line on log-log axes:
-  docs/benchmarks.md shows the curves). The slope over the last half of the run so far,
+  falls, on these tasks, roughly as a power of the step (a straight line on log-log axes).
+  The slope over the last half of the run so far,
   log(b(t) / b(t/2)) / log 2, extrapolated to the end of the budget, predicts b(max_steps);
   the run is hopeless when that forecast stays above ``margin`` × ε. A flat curve (slope 0)
   forecasts its own level.
@@ -20,7 +20,8 @@ paper: 15 × 250,000 steps), so failing probes are most of a search's compute. T
 
 Nothing is decided before ``start`` × max_steps steps, so the slope is measured over at least
 half of that. The margin, gap and start were chosen on the recorded curves of the benchmark
-cells (``scripts/bench.py --only early_decisions``), where the rule changed no N*.
+cells (``scripts/bench.py --only early_decisions``, docs/benchmarks.md), where the rule
+changed no N*.
 
 ``patience`` is the older rule (``--early-failure STEPS``): stop when the best validation loss
 has not fallen by ``min_improvement`` within a window of steps. It ignores plateaus, and a

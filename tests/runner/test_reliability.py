@@ -235,7 +235,9 @@ def test_a_read_only_output_is_refused_before_any_compute(tmp_path, mounts):
                          ids=["SIGINT", "SIGTERM"])
 def test_ctrl_c_is_one_line_and_a_rerun_resumes(tmp_path, signum, code):
     out = tmp_path / "interrupted"
-    proc = subprocess.Popen([sys.executable, NSTAR, *BASE, "--out", str(out)], env=env(),
+    # Every run to its budget, so that the search is still running when the signal comes.
+    base = [*BASE, "--early-failure", "off"]
+    proc = subprocess.Popen([sys.executable, NSTAR, *base, "--out", str(out)], env=env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     journal = out / "journal" / "rank0.jsonl"
     deadline = time.time() + 120
@@ -246,7 +248,7 @@ def test_ctrl_c_is_one_line_and_a_rerun_resumes(tmp_path, signum, code):
     assert proc.returncode == code, err
     assert len(err.strip().splitlines()) == 1 and "a rerun resumes" in err
     before = journal_keys(out)
-    again = run_cli([*BASE, "--out", str(out)])
+    again = run_cli([*base, "--out", str(out)])
     assert again.returncode == 0, again.stderr
     after = journal_keys(out)
     assert all(after[k] == 1 for k in after) and set(before) <= set(after)

@@ -109,3 +109,31 @@ def test_training_loss_is_the_mean_batch_loss_in_both_grid_modes():
     # Training loss falls on this learnable echo task, at the larger learning rate.
     fast = [t for lr, seed, step, val, t in sequential if lr == 3e-2 and seed == 1]
     assert fast[-1] < fast[0]
+
+
+def test_the_protocol_records_the_rule_and_keeps_older_folders_hashes(tmp_path):
+    import json
+    from pathlib import Path
+
+    from hf_induction.results.keys import stable_hash
+    from hf_induction.runner.run import Campaign
+    from hf_induction.search import SearchSettings
+
+    # A folder written before the rules were objects, with no rule: its protocol must come
+    # out identical (and so its hash, which keys every run of it).
+    held = json.loads((Path(__file__).parents[2] / "results/lengthgen/protocol.json").read_text())
+    t = held["train"]
+    train = TrainSettings(max_steps=t["max_steps"], eval_every=t["eval_every"],
+                          lrs=tuple(t["lrs"]), seeds=tuple(t["seeds"]), epsilon=t["epsilon"],
+                          dtype=t["dtype"])
+    search = SearchSettings(**held["search"])
+    off = Campaign((), train, search, "tiny", tmp_path).protocol()
+    assert json.loads(json.dumps(off)) == held and stable_hash(off) == stable_hash(held)
+    patience = Campaign((), dataclasses.replace(train, early_failure=Patience(2500)), search,
+                        "tiny", tmp_path).protocol()["train"]
+    assert (patience["patience_steps"], patience["min_improvement"]) == (2500, 0.5)
+    forecast = Campaign((), dataclasses.replace(train, early_failure=Forecast()), search,
+                        "tiny", tmp_path).protocol()["train"]
+    assert forecast["early_failure"] == {"margin": 10.0, "gap": 0.1, "start": 0.1,
+                                         "name": "forecast"}
+    assert "patience_steps" not in forecast
