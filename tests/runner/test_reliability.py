@@ -236,7 +236,7 @@ def test_a_read_only_output_is_refused_before_any_compute(tmp_path, mounts):
 def test_ctrl_c_is_one_line_and_a_rerun_resumes(tmp_path, signum, code):
     out = tmp_path / "interrupted"
     # Every run to its budget, so that the search is still running when the signal comes.
-    base = [*BASE, "--early-failure", "off", "--max-steps", "3000"]
+    base = [*BASE, "--early-failure", "off", "--max-steps", "600"]
     proc = subprocess.Popen([sys.executable, NSTAR, *base, "--out", str(out)], env=env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     journal = out / "journal" / "rank0.jsonl"
