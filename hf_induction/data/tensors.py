@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..tasks import TaskCell, Vocab, generate
+from ..tasks.layout import IGNORE
 from ..tasks.sampling import sample_split
 
-IGNORE = -100
 # Training rows are encoded this many at a time into the final arrays, so that the int64
 # rows `TaskCell.encode` returns never exist for more than one chunk (a paper-size pool of
 # 16M cot rows of length 30 is 2 GB in int8 and would be 16 GB in int64).
@@ -62,15 +62,15 @@ def _release(array: np.ndarray, start: int, stop: int) -> None:
         return
     row = array.strides[0]
     first = start * row // mmap.PAGESIZE * mmap.PAGESIZE
-    last = -(-stop * row // mmap.PAGESIZE) * mmap.PAGESIZE
-    mapping.flush(first, min(last, len(mapping)) - first)
-    mapping.madvise(mmap.MADV_DONTNEED, first, min(last, len(mapping)) - first)
+    length = min(-(-stop * row // mmap.PAGESIZE) * mmap.PAGESIZE, len(mapping)) - first
+    mapping.flush(first, length)
+    mapping.madvise(mmap.MADV_DONTNEED, first, length)
 
 
 def encode_rows(cell: TaskCell, items: np.ndarray, lengths: np.ndarray,
                 dtype: np.dtype, chunk: int = ENCODE_CHUNK) -> tuple[np.ndarray, np.ndarray]:
     """``cell.encode(items, lengths)``'s input_ids and labels, in ``dtype``, ``chunk`` rows
-    at a time; the same arrays as encoding all rows at once (tests/data/test_tensors.py)."""
+    at a time; the same arrays as encoding all rows at once (tests/tasks/test_tensors.py)."""
     # The width is that of the longest row: encode one row of each length to learn it.
     firsts = np.unique(lengths, return_index=True)[1]
     width = int(cell.encode(items[firsts], lengths[firsts]).token_lengths.max(initial=0))

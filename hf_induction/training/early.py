@@ -32,8 +32,7 @@ made with it.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -52,9 +51,6 @@ class Forecast:
             raise ValueError(f"forecast gap must lie in (0, 1], got {self.gap}")
         if not 0 < self.start < 1:
             raise ValueError(f"forecast start must lie in (0, 1), got {self.start}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     def state(self) -> ForecastState:
         return ForecastState(self)
@@ -96,9 +92,6 @@ class Patience:
         if not 0 < self.min_improvement < 1:
             raise ValueError(
                 f"min_improvement must lie in (0, 1), got {self.min_improvement}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     def state(self) -> PatienceState:
         return PatienceState(self)

@@ -10,7 +10,7 @@ from typing import Literal
 
 import torch
 
-from hf_induction.training.early import EarlyFailure, Forecast, Patience
+from hf_induction.training.early import EarlyFailure
 
 StopReason = Literal["epsilon", "budget", "nonfinite", "early_failure", "probe_decided"]
 GridMode = Literal["auto", "stacked", "sequential"]
@@ -82,8 +82,7 @@ class TrainSettings:
             raise ValueError(f"seeds must be a non-empty tuple of distinct ints, got {self.seeds}")
         if len(set(self.lrs)) != len(self.lrs):
             raise ValueError(f"lrs must be distinct, got {self.lrs}")
-        if self.early_failure is not None and not isinstance(self.early_failure,
-                                                             Forecast | Patience):
+        if self.early_failure is not None and not isinstance(self.early_failure, EarlyFailure):
             raise ValueError(
                 f"early_failure must be None, a Forecast or a Patience, got {self.early_failure!r}")
         if self.grid_mode not in ("auto", "stacked", "sequential"):
