@@ -24,8 +24,11 @@ import json
 import platform
 import sys
 import time
+from pathlib import Path
 
 SECTIONS = {}
+# Options of single sections, set from the command line by `main`.
+OPTIONS: dict = {"cells": None, "curves": None}
 
 
 def section(fn):
@@ -368,10 +371,12 @@ def search_cell(
     mode: str = "paper",
     batches: str = "protocol",
     n_start: int = 16,
+    on_eval=None,
 ) -> dict:
     """One whole N* search of a small cell; ``trainer`` "ours" (train_grid) or "hf_trainer"
     (whose batch order is ``batches``: see `hf_trainer_baseline`); the refined search starts
-    at ``n_start``."""
+    at ``n_start``; ``on_eval(n, lr, seed, step, val_loss, train_loss)`` hears every
+    evaluation of our trainer."""
     from hf_induction.models import build_model
     from hf_induction.search import ProbeOutcome, SearchSettings, run_search
     from hf_induction.training import train_grid
@@ -385,7 +390,8 @@ def search_cell(
     def probe(n: int) -> ProbeOutcome:
         t = time.perf_counter()
         if trainer == "ours":
-            runs = train_grid(factory, data, n, settings)
+            runs = train_grid(factory, data, n, settings, on_eval=None if on_eval is None else (
+                lambda *evaluation: on_eval(n, *evaluation)))
         else:
             runs = trainer_grid(factory, data, n, settings, batches)
         return ProbeOutcome(
@@ -522,6 +528,9 @@ def bench_early_decisions(quick: bool) -> dict:
     from hf_induction.training import Forecast, TrainSettings
 
     cells = EARLY_DECISION_CELLS[:3] if quick else EARLY_DECISION_CELLS
+    if OPTIONS["cells"]:
+        cells = [c for c in cells if any(part in "/".join(c[:3]) for part in OPTIONS["cells"])]
+    curves: dict = {}
     out: dict = {"early_decisions_rule": repr(Forecast())}
     totals = {"off": 0, "forecast": 0}
     moved = []
@@ -530,8 +539,16 @@ def bench_early_decisions(quick: bool) -> dict:
         found = {}
         for tag, rule in (("off", None), ("forecast", Forecast())):
             settings = TrainSettings(**budget, early_failure=rule)
+            record = None
+            if tag == "off" and OPTIONS["curves"]:
+                cell_curves = curves.setdefault(key, {"budget": budget, "runs": {}})["runs"]
+
+                def record(n, lr, seed, step, val, train, runs=cell_curves):
+                    runs.setdefault(f"{n}/{lr}/{seed}", []).append((step, val, train))
             found[tag] = r = search_cell(dataset, config, model, settings, mode="refined",
-                                         n_start=8)
+                                         n_start=8, on_eval=record)
+            if record is not None:
+                Path(OPTIONS["curves"]).write_text(json.dumps(curves))
             totals[tag] += r["steps"]
             out[f"early_decisions_{key}_{tag}"] = (
                 f"N* {r['n_star']} ({r['largest_failing']}, {r['n_star']}] "
@@ -650,6 +667,12 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="smaller sizes, under 5 minutes")
     p.add_argument("--only", nargs="+", choices=sorted(SECTIONS), default=sorted(SECTIONS))
     p.add_argument("--json", metavar="FILE")
+    p.add_argument("--cells", nargs="+", metavar="PART",
+                   help="early_decisions: only the cells whose dataset/config/model holds one "
+                   "of these, e.g. gpt2 or permutation/acot")
+    p.add_argument("--curves", metavar="FILE",
+                   help="early_decisions: write every run's (step, validation loss, training "
+                   "loss) of the searches without the rule to FILE (JSON), after each cell")
     p.add_argument(
         "--threads",
         type=int,
@@ -657,6 +680,7 @@ def main(argv=None) -> int:
         help="torch threads (default 1: the steadiest on a shared 2-core machine)",
     )
     args = p.parse_args(argv)
+    OPTIONS.update(cells=args.cells, curves=args.curves)
     import torch
 
     torch.set_num_threads(args.threads)
