@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "build-datasets": ("build_datasets", "materialise task configs as a Hub dataset folder"),
     "push": ("push", "push a results folder to a Hub dataset repo"),
     "leaderboard": ("leaderboard", "the kappa leaderboard of results folders or Hub datasets"),
+    "space": ("space", "a leaderboard Space folder to upload, for results folders or Hub ids"),
     "estimate-grid": ("estimate_grid", "device hours of a sweep at the paper's sizes"),
 }
 

@@ -1,18 +1,23 @@
-"""The κ leaderboard as a Gradio Space: a sortable, filterable table and the figures.
+"""The κ leaderboard as a Gradio Space: a sortable, filterable table, the figures, About and
+Citation.
 
-HF_INDUCTION_RESULTS names the results: a local folder or a Hub dataset id (default
-below). Run locally with ``python app.py``; GRADIO_SERVER_PORT picks the port.
+The results are a list of local folders or Hub dataset ids: the command line
+(``python app.py results results/gpt2``), else HF_INDUCTION_RESULTS (comma-separated), else
+the ``results.txt`` that ``hf-induction space`` writes beside the app, else the default
+below. GRADIO_SERVER_PORT picks the port.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import sys
 import tempfile
 
 import gradio as gr
 import pandas as pd
 
+from hf_induction.citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
 from hf_induction.hub.leaderboard import (
     TABLE_COLUMNS,
     kappa_sort_value,
@@ -21,18 +26,95 @@ from hf_induction.hub.leaderboard import (
 )
 from hf_induction.hub.plots import write_figures
 
-RESULTS = os.environ.get("HF_INDUCTION_RESULTS", "hf-induction/induction-results")
+HERE = os.path.dirname(os.path.abspath(__file__))
+# What `hf-induction space` wrote beside the app: the sources it was built for, one a line.
+BUILT_FOR = os.path.join(HERE, "results.txt")
+DEFAULT_RESULTS = "hf-induction/induction-results"
+
+
+def sources() -> list[str]:
+    """The command line, else HF_INDUCTION_RESULTS, else results.txt, else the default."""
+    if sys.argv[1:]:
+        return sys.argv[1:]
+    if os.environ.get("HF_INDUCTION_RESULTS"):
+        return [s.strip() for s in os.environ["HF_INDUCTION_RESULTS"].split(",") if s.strip()]
+    if os.path.exists(BUILT_FOR):
+        lines = open(BUILT_FOR, encoding="utf-8").read().split()
+        return [line if not line.startswith("./") else os.path.join(HERE, line) for line in lines]
+    return [DEFAULT_RESULTS]
+
+
+SOURCES = sources()
 ALL = "all"
 
-ENTRIES = load_leaderboard(RESULTS)
-TABLE = pd.DataFrame(table_rows(ENTRIES), columns=list(TABLE_COLUMNS))
-# κ stays text (an undefined κ shows its bounds, never a blank); beside it, the number it
-# sorts by: κ, or the bound shown. N* as numbers, so clicking a header sorts numerically.
-TABLE.insert(TABLE.columns.get_loc("κ") + 1, "κ or bound",
-             [v if math.isfinite(v) else math.nan for v in map(kappa_sort_value, ENTRIES)])
-for column in ("N*_joint", "Σ N*_n"):
-    TABLE[column] = pd.to_numeric(TABLE[column].str.replace(",", ""), errors="coerce")
+
+def source_link(source: str) -> str:
+    """A Hub dataset id as a link to its page; a local folder as its path (relative to the
+    app for the folders a Space carries)."""
+    if os.path.exists(source):
+        inside = os.path.abspath(source).startswith(HERE + os.sep)
+        return os.path.relpath(source, HERE) if inside else source
+    return f"[{source}](https://huggingface.co/datasets/{source})"
+
+
+def load_table() -> tuple[list, pd.DataFrame]:
+    """Every source's entries, and one table of them with the source each row came from."""
+    entries, frames = [], []
+    for source in SOURCES:
+        found = load_leaderboard(source)
+        frame = pd.DataFrame(table_rows(found), columns=list(TABLE_COLUMNS))
+        # κ stays text (an undefined κ shows its bounds, never a blank); beside it, the
+        # number it sorts by: κ, or the bound shown.
+        frame.insert(frame.columns.get_loc("κ") + 1, "κ or bound",
+                     [float(f"{v:.3g}") if math.isfinite(v) else math.nan
+                      for v in map(kappa_sort_value, found)])
+        frame["results"] = source_link(source)
+        entries += found
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    # N* as numbers, so that clicking a header sorts numerically.
+    for column in ("N*_joint", "Σ N*_n"):
+        table[column] = pd.to_numeric(table[column].str.replace(",", ""), errors="coerce")
+    return entries, table.sort_values("κ or bound", ascending=False, ignore_index=True)
+
+
+ENTRIES, TABLE = load_table()
 FIGURES = [str(p) for p in write_figures(ENTRIES, tempfile.mkdtemp(prefix="leaderboard-"))]
+
+ABOUT = rf"""
+## What the numbers mean
+- **N\*** of a model on a task cell is the smallest number of training sequences from which
+  some run of the grid Φ (learning rates × seeds) reaches validation loss below ε = 1e-4.
+  It is searched, not guessed; a cell where no size in the pool succeeded has no N\*, only
+  the largest size that failed.
+- **κ** = Σₙ N\*ₙ / N\*_joint compares learning each length n = 2..L on its own with
+  learning all lengths together. Above 1, what is learned at one length serves the others;
+  about 1, the model learns one solution per length. Where some N\* is missing, κ is not
+  defined and the κ column shows its bounds instead (`≥ 9.65`): "κ or bound" sorts by them.
+
+## The protocol
+The paper's: Adam, batch 64, learning rates {{1e-3, 1e-4, 1e-5}} × seeds {{10, …, 50}},
+250,000 steps, early stopping at ε. Results made with smaller budgets or models (the CPU
+presets) say so in their results dataset's card and report (its `protocol.json`).
+
+## Submitting results
+Run the search (`accelerate launch scripts/nstar.py … --kappa --out results/mine`), push the
+folder as a dataset (`python scripts/push.py results/mine ORG/REPO`), then open a pull
+request on this Space adding `ORG/REPO` to its `HF_INDUCTION_RESULTS`.
+
+Results shown here: {", ".join(f"`{s}`" for s in SOURCES)}.
+"""
+
+CITATION = f"""
+The leaderboard implements [{INDUCTION_BIAS.title}]({INDUCTION_BIAS.url}) and, for retrieval
+and copying, [{BORN_A_TRANSFORMER.title}]({BORN_A_TRANSFORMER.url}).
+
+```bibtex
+{INDUCTION_BIAS.bibtex}
+
+{BORN_A_TRANSFORMER.bibtex}
+```
+"""
 
 
 def choices(column: str) -> list[str]:
@@ -56,16 +138,25 @@ with gr.Blocks(title="κ leaderboard") as demo:
         "# κ leaderboard\n"
         "κ = Σ_n N*_n / N*_joint, from \"On the 'Induction Bias' in Sequence Models\": "
         "above 1, learning is shared across lengths; about 1, one solution per length. "
-        f"Results: `{RESULTS}`. Click a column header to sort."
+        "Ranked by κ (or its bound); a column's ⋮ menu sorts and filters by it."
     )
-    with gr.Row():
-        task = gr.Radio(choices("task"), value=ALL, label="Task")
-        fmt = gr.Radio(choices("format"), value=ALL, label="Format")
-        model = gr.Radio(choices("model"), value=ALL, label="Model")
-        text = gr.Textbox(label="Search", placeholder="any cell, e.g. lstm or Z_5")
-    table = gr.Dataframe(TABLE, interactive=False, label="κ per model × format × task",
-                         elem_id="kappa-table")
-    gr.Gallery(FIGURES, label="Figures", columns=2, height="auto")
+    with gr.Tab("Leaderboard"):
+        with gr.Row():
+            task = gr.Radio(choices("task"), value=ALL, label="Task")
+            fmt = gr.Radio(choices("format"), value=ALL, label="Format")
+            model = gr.Radio(choices("model"), value=ALL, label="Model")
+            text = gr.Textbox(label="Search", placeholder="any cell, e.g. lstm or Z_5")
+        datatypes = ["markdown" if c == "results" else "str" for c in TABLE.columns]
+        table = gr.Dataframe(TABLE, interactive=False, label="κ per model × format × task",
+                             elem_id="kappa-table", datatype=datatypes)
+    with gr.Tab("Figures"):
+        # Whole figures, one per row: a gallery's thumbnails crop them.
+        for path in FIGURES:
+            gr.Image(path, show_label=False, interactive=False, elem_classes="figure")
+    with gr.Tab("About"):
+        gr.Markdown(ABOUT)
+    with gr.Tab("Citation"):
+        gr.Markdown(CITATION)
     for control in (task, fmt, model):
         control.change(filtered, [task, fmt, model, text], table)
     text.submit(filtered, [task, fmt, model, text], table)

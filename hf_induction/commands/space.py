@@ -1,0 +1,32 @@
+"""Write the κ leaderboard Space for results folders or Hub dataset ids, ready to upload.
+
+    python scripts/space.py results results/gpt2 ORG/induction-results --out build/space
+    hf upload ORG/SPACE build/space . --repo-type space
+
+The folder holds the app, its card (sdk_version: the gradio installed here), its
+requirements, the package code the app runs, the results folders given (copied) and
+results.txt, the list it reads. ``python build/space/app.py`` runs it locally.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from hf_induction.commands.parsing import Parser, output_folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = Parser(prog="space.py", description=__doc__)
+    p.add_argument("results", nargs="+", help="results folders and/or Hub dataset ids")
+    p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
+    args = p.parse_args(argv)
+    from hf_induction.hub.space import write_space
+
+    try:
+        out = write_space(args.results, args.out)
+    except (OSError, ValueError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        print(f"space.py: error: {first}", file=sys.stderr)
+        return 1
+    print(out)
+    return 0

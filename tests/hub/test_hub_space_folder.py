@@ -1,0 +1,56 @@
+"""`hf-induction space`: a Space folder that runs from itself (the package code beside the
+app, no torch), with a card by `huggingface_hub` and every source it was given."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from _results_fixture import NSTARS, write_results
+from huggingface_hub import SpaceCard
+
+pytest.importorskip("gradio")
+import gradio  # noqa: E402
+
+from hf_induction.commands.space import main  # noqa: E402
+
+
+def test_the_space_folder_runs_from_itself_on_every_source(tmp_path):
+    write_results(tmp_path / "a")
+    write_results(tmp_path / "b")
+    out = tmp_path / "space"
+    assert main([str(tmp_path / "a"), str(tmp_path / "b"), "org/induction-results",
+                 "--out", str(out)]) == 0
+    card = SpaceCard.load(out / "README.md")
+    assert card.data.sdk == "gradio" and card.data.sdk_version == gradio.__version__
+    assert card.data.datasets == ["org/induction-results"]
+    requirements = [line.split(">=")[0] for line in (out / "requirements.txt").read_text()
+                    .splitlines() if line.strip() and not line.startswith("#")]
+    assert "gradio" in requirements
+    assert not {"hf-induction", "hf_induction", "torch", "transformers"} & set(requirements)
+    assert (out / "results.txt").read_text().split() == [
+        "./results/a", "./results/b", "org/induction-results"]
+    assert (out / "results" / "a" / "protocol.json").exists()
+    # The app, run in the folder on its two local copies (the Hub id is offline here), finds
+    # the package beside it, not the installed one, and never imports torch.
+    probe = ("import sys, app, hf_induction; print(hf_induction.__file__); "
+             "print(len(app.TABLE), sorted(set(app.TABLE['results']))); "
+             "print('torch' in sys.modules)")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "MPLCONFIGDIR": str(tmp_path / "mpl"),
+           "HF_HOME": str(tmp_path / "hf")}
+    done = subprocess.run([sys.executable, "-c", probe, str(out / "results" / "a"),
+                           str(out / "results" / "b")], cwd=out, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    path, table, torch_loaded = done.stdout.strip().splitlines()[-3:]
+    assert path == str(out / "hf_induction" / "__init__.py")
+    # Each row names its source; the folders the Space carries, relative to the app.
+    assert table == f"{2 * len(NSTARS)} {['results/a', 'results/b']}"
+    assert torch_loaded == "False"
+
+
+def test_a_space_without_sources_is_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--out", str(tmp_path / "s")])
+    assert info.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) <= 2
