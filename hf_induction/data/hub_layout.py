@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import yaml
 from datasets import DatasetInfo, SplitDict, SplitInfo
 from datasets.info import DatasetInfosDict
 from datasets.utils.metadata import MetadataConfigs
@@ -87,6 +88,25 @@ def card_data(dataset: str, info: dict[str, dict]) -> DatasetCardData:
             {s: SplitInfo(name=s, num_examples=n) for s, n in info[name]["rows"].items()}))
         for name in names}).to_dataset_card_data(data)
     return data
+
+
+EVAL_YAML = "eval.yaml"
+# What the checkpoints' `.eval_results` name as their harness (hub/cards.py writes them).
+EVALUATION_FRAMEWORK = "hf-induction"
+
+
+def eval_spec(dataset: str, info: dict[str, dict]) -> dict:
+    """``eval.yaml``: the Hub's benchmark registration (docs/hub/eval-results.md). One task
+    per config, scored on its validation split: the ``task_id`` a checkpoint's
+    ``.eval_results`` entry names is its config."""
+    cell, paper = family(dataset), family(dataset).PAPER
+    return {
+        "name": f"{hub_dataset_id(dataset)} ({cell.TASK_NAME})",
+        "description": f"{cell.TASK_NAME} task cells of {paper.title} ({paper.url}); a model "
+                       "is scored by its loss on each config's validation split.",
+        "evaluation_framework": EVALUATION_FRAMEWORK,
+        "tasks": [{"id": name, "config": name, "split": "validation"} for name in sorted(info)],
+    }
 
 
 def _configs_table(info: dict[str, dict]) -> str:
@@ -167,5 +187,7 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCel
             info = {**read_configs(out), str(cfg): entry}
             _atomic_write_text(out / BUILD_INFO, json.dumps(info, indent=1, sort_keys=True))
             _atomic_write_text(out / README, render_card(card_template, dataset, info))
+            _atomic_write_text(out / EVAL_YAML, yaml.safe_dump(eval_spec(dataset, info),
+                                                               sort_keys=False))
     bar.close()
     return info

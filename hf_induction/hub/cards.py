@@ -3,7 +3,9 @@
 The metadata carries the validation loss (and any extra metrics) as ``model-index``
 evaluation results, which the Hub reads. huggingface_hub 2.x also knows the newer
 ``.eval_results/*.yaml`` files (``EvalResultEntry``): they point at a benchmark dataset
-on the Hub, so they are written only when ``card_fields["dataset_id"]`` names one.
+on the Hub, so they are written only when ``card_fields["dataset_id"]`` names one. The task
+datasets register as benchmarks with the ``eval.yaml`` their builder writes
+(`data.hub_layout.eval_spec`), whose task ids are the configs these entries name.
 """
 
 from __future__ import annotations

@@ -146,3 +146,25 @@ def test_build_and_push_then_load_from_the_hub(hub_server, tmp_path):
     assert loaded.returncode == 0, loaded.stderr[-3000:]
     local = datasets.load_dataset(str(out), "outcome_L4_m3")["train"]
     assert f"ROWS 50 {local[0]['labels']}" in loaded.stdout
+
+
+def test_eval_yaml_registers_every_config_that_eval_results_name(tmp_path):
+    import yaml
+
+    from hf_induction.hub.cards import eval_result_entries
+
+    out = tmp_path / "modadd"
+    build_folder(out, "modadd", [TaskConfig.parse("modadd", n) for n in ("acot_L3", "cot_L3")],
+                 template("modadd"), train_size=20, progress=False)
+    spec = yaml.safe_load((out / "eval.yaml").read_text())
+    # The fields the Hub validates at push time (docs/hub/eval-results.md).
+    assert {"name", "description", "evaluation_framework", "tasks"} <= set(spec)
+    assert spec["tasks"] == [{"id": c, "config": c, "split": "validation"}
+                             for c in ("acot_L3", "cot_L3")]
+    # Each task's config and split are ones the folder holds.
+    for task in spec["tasks"]:
+        assert datasets.load_dataset(str(out), task["config"])[task["split"]].num_rows > 0
+    # A checkpoint trained on acot_L3 points its .eval_results at one of these task ids.
+    entries = eval_result_entries({"config": "acot_L3", "validation_loss": 1e-5,
+                                   "dataset_id": "induction-bias/modadd"})
+    assert {e.task_id for e in entries} <= {t["id"] for t in spec["tasks"]}
