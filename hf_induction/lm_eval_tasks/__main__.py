@@ -1,0 +1,6 @@
+"""Rewrite the shipped lm-evaluation-harness task files from `utils.TASKS`."""
+
+from . import write_tasks
+
+for path in write_tasks():
+    print(path)
