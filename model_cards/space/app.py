@@ -25,6 +25,7 @@ from hf_induction.hub.leaderboard import (
     table_rows,
 )
 from hf_induction.hub.plots import write_figures
+from hf_induction.hub.sources import checkpoint_repos, load_protocol, protocol_summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # What `hf-induction space` wrote beside the app: the sources it was built for, one a line.
@@ -68,6 +69,11 @@ def load_table() -> tuple[list, pd.DataFrame]:
         frame.insert(frame.columns.get_loc("κ") + 1, "κ or bound",
                      [float(f"{v:.3g}") if math.isfinite(v) else math.nan
                       for v in map(kappa_sort_value, found)])
+        frame["protocol"] = protocol_summary(load_protocol(source))
+        pushed = checkpoint_repos(source)
+        frame["checkpoint"] = [
+            f"[{repo}](https://huggingface.co/{repo})" if (repo := pushed.get(
+                (e.task, e.config, e.model))) else "—" for e in found]
         frame["results"] = source_link(source)
         entries += found
         frames.append(frame)
@@ -146,7 +152,8 @@ with gr.Blocks(title="κ leaderboard") as demo:
             fmt = gr.Radio(choices("format"), value=ALL, label="Format")
             model = gr.Radio(choices("model"), value=ALL, label="Model")
             text = gr.Textbox(label="Search", placeholder="any cell, e.g. lstm or Z_5")
-        datatypes = ["markdown" if c == "results" else "str" for c in TABLE.columns]
+        datatypes = ["markdown" if c in ("results", "checkpoint") else "str"
+                     for c in TABLE.columns]
         table = gr.Dataframe(TABLE, interactive=False, label="κ per model × format × task",
                              elem_id="kappa-table", datatype=datatypes)
     with gr.Tab("Figures"):

@@ -13,6 +13,9 @@ NSTARS = {
     ("permutation", "acot", "dense_ssm"): ([64, 128, 256], 112),  # κ = 4
 }
 L = 4
+# The one cell whose search pushed its checkpoint (--push-checkpoints), and the repo.
+CHECKPOINTED = ("modadd", "acot", "lstm")
+CHECKPOINT_REPO = "org/lstm-modadd-acot_L4_uniform"
 
 
 def nstar_row(dataset, config, model, n_star):
@@ -30,13 +33,16 @@ def nstar_row(dataset, config, model, n_star):
 def write_results(path: Path) -> ResultsFolder:
     folder = ResultsFolder(path)
     # Every folder nstar.py writes records its protocol; readers check it is there.
-    folder.check_protocol({"train": {"max_steps": 10}, "search": {"mode": "refined"}})
+    folder.check_protocol({"train": {"max_steps": 10, "lrs": [0.01], "seeds": [1, 2],
+                                     "epsilon": 1e-4}, "search": {"mode": "refined"}})
     for (dataset, fmt, model), (by_n, joint) in NSTARS.items():
         rows = {n: nstar_row(dataset, f"{fmt}_L{n}", model, v)
                 for n, v in zip(range(2, L + 1), by_n, strict=True)}
         joint_row = nstar_row(dataset, f"{fmt}_L{L}_uniform", model, joint)
         for row in [*rows.values(), joint_row]:
             folder.append_nstar(row)
+        if (dataset, fmt, model) == CHECKPOINTED:
+            folder.append_push(f"push-{joint_row.key}", CHECKPOINT_REPO, joint_row.key)
         folder.append_kappa(KappaRow.build(
             key=f"kappa-{dataset}-{fmt}-{model}", by_length=rows, joint=joint_row,
             finished_at="2026-01-01T00:00:00+00:00"))

@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from _results_fixture import write_results
+from _results_fixture import CHECKPOINT_REPO, write_results
 
 pytest.importorskip("gradio")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -115,6 +115,15 @@ def test_space_table_loads_and_filters(space_url, tmp_path):
                 "?.innerText.trim())")
             assert len(kappas) == 5 and all(kappas), kappas
             assert sorted(_models_shown(page)) == ["dense_ssm", "gpt2", "gpt2", "lstm", "lstm"]
+            # Every row names its protocol; the one cell that pushed links its checkpoint.
+            headers = page.eval_on_selector_all(
+                "#kappa-table [role=columnheader]", "hs => hs.map(h => h.innerText.trim())")
+            protocols = _column(page, headers.index("protocol"))
+            assert all(p.startswith("10 steps, 1 lr × 2 seeds") for p in protocols), protocols
+            checkpoints = _column(page, headers.index("checkpoint"))
+            assert sorted(checkpoints) == sorted([CHECKPOINT_REPO] + ["—"] * 4), checkpoints
+            assert page.locator(f"#kappa-table a[href='https://huggingface.co/{CHECKPOINT_REPO}']"
+                                ).count() >= 1
             assert page.locator("text=κ leaderboard").first.is_visible()
             # Ranked by κ or its bound; sorting that column ascending reverses the rows.
             assert _column(page, 6) == ["4", "4", "2", "0.687", "0.5"]

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from _results_fixture import NSTARS, write_results
+from _results_fixture import CHECKPOINT_REPO, NSTARS, write_results
 from huggingface_hub import SpaceCard
 
 pytest.importorskip("gradio")
@@ -54,3 +54,18 @@ def test_a_space_without_sources_is_one_line(tmp_path, capsys):
         main(["--out", str(tmp_path / "s")])
     assert info.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) <= 2
+
+
+def test_each_source_names_its_protocol_and_pushed_checkpoints(tmp_path):
+    from hf_induction.hub.sources import checkpoint_repos, load_protocol, protocol_summary
+
+    write_results(tmp_path / "r")
+    assert protocol_summary(load_protocol(tmp_path / "r")) == (
+        "10 steps, 1 lr × 2 seeds, ε 0.0001, refined search, every run to its budget")
+    assert checkpoint_repos(tmp_path / "r") == {
+        ("modadd", "acot_L4_uniform", "lstm"): CHECKPOINT_REPO}
+    forecast = {"train": {"max_steps": 1500, "lrs": [0.03, 0.01], "seeds": [10, 20],
+                          "epsilon": 1e-4, "early_failure": {"name": "forecast"}},
+                "search": {"mode": "paper"}}
+    assert protocol_summary(forecast).endswith("paper search, early failure: forecast")
+    assert protocol_summary({}) == "?"
