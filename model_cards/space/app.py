@@ -127,8 +127,17 @@ def choices(column: str) -> list[str]:
     return [ALL, *sorted(TABLE[column].unique())]
 
 
-def filtered(task: str, fmt: str, model: str, text: str) -> pd.DataFrame:
-    """The rows matching every filter; ``text`` is a substring of any cell."""
+# Links render as links; every other column as text.
+LINK_COLUMNS = ("results", "checkpoint")
+
+
+def datatypes(columns) -> list[str]:
+    return ["markdown" if c in LINK_COLUMNS else "str" for c in columns]
+
+
+def filtered(task: str, fmt: str, model: str, text: str, columns: list[str]):
+    """The rows matching every filter (``text`` is a substring of any cell), in the columns
+    picked (in the table's order)."""
     keep = pd.Series(True, index=TABLE.index)
     for column, value in (("task", task), ("format", fmt), ("model", model)):
         if value and value != ALL:
@@ -136,7 +145,8 @@ def filtered(task: str, fmt: str, model: str, text: str) -> pd.DataFrame:
     if text:
         cells = TABLE.astype(str).apply(lambda col: col.str.contains(text, case=False, regex=False))
         keep &= cells.any(axis=1)
-    return TABLE[keep]
+    shown = [c for c in TABLE.columns if c in columns] or list(TABLE.columns)
+    return gr.Dataframe(value=TABLE.loc[keep, shown], datatype=datatypes(shown))
 
 
 with gr.Blocks(title="κ leaderboard") as demo:
@@ -152,10 +162,10 @@ with gr.Blocks(title="κ leaderboard") as demo:
             fmt = gr.Radio(choices("format"), value=ALL, label="Format")
             model = gr.Radio(choices("model"), value=ALL, label="Model")
             text = gr.Textbox(label="Search", placeholder="any cell, e.g. lstm or Z_5")
-        datatypes = ["markdown" if c in ("results", "checkpoint") else "str"
-                     for c in TABLE.columns]
+        columns = gr.CheckboxGroup(list(TABLE.columns), value=list(TABLE.columns),
+                                   label="Columns", elem_id="columns")
         table = gr.Dataframe(TABLE, interactive=False, label="κ per model × format × task",
-                             elem_id="kappa-table", datatype=datatypes)
+                             elem_id="kappa-table", datatype=datatypes(TABLE.columns))
     with gr.Tab("Figures"):
         # Whole figures, one per row: a gallery's thumbnails crop them.
         for path in FIGURES:
@@ -164,10 +174,11 @@ with gr.Blocks(title="κ leaderboard") as demo:
         gr.Markdown(ABOUT)
     with gr.Tab("Citation"):
         gr.Markdown(CITATION)
-    for control in (task, fmt, model):
-        control.change(filtered, [task, fmt, model, text], table)
-    text.submit(filtered, [task, fmt, model, text], table)
-    text.change(filtered, [task, fmt, model, text], table)
+    controls = [task, fmt, model, text, columns]
+    for control in (task, fmt, model, columns):
+        control.change(filtered, controls, table)
+    text.submit(filtered, controls, table)
+    text.change(filtered, controls, table)
 
 
 if __name__ == "__main__":

@@ -161,6 +161,22 @@ def test_space_table_loads_and_filters(space_url, tmp_path):
                 page.get_by_text(text).first.wait_for(timeout=10_000)
             page.get_by_role("tab", name="Leaderboard").click()
 
+            # Columns a visitor picks: unticking two hides them, ticking them shows them again.
+            for name in ("κ range", "results"):
+                page.locator("#columns").get_by_label(name, exact=True).uncheck()
+            page.wait_for_function(
+                "[...document.querySelectorAll('#kappa-table [role=columnheader]')]"
+                ".every(h => !['κ range', 'results'].includes(h.innerText.trim()))",
+                timeout=20_000)
+            shown = page.eval_on_selector_all(
+                "#kappa-table [role=columnheader]", "hs => hs.map(h => h.innerText.trim())")
+            assert shown == [h for h in headers if h not in ("κ range", "results")], shown
+            for name in ("κ range", "results"):
+                page.locator("#columns").get_by_label(name, exact=True).check()
+            page.wait_for_function(
+                f"document.querySelectorAll('#kappa-table [role=columnheader]').length === "
+                f"{len(headers)}", timeout=20_000)
+
             page.get_by_label("lstm").first.check()
             page.wait_for_function(
                 "document.querySelector('#kappa-table [role=grid]')"
