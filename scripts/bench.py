@@ -514,10 +514,10 @@ EARLY_DECISION_CELLS = [
     ("permutation", "acot_L3_S3", "lstm", _LSTM),
     ("modadd", "outcome_L3_m3", "lstm", _LSTM),
     ("modadd", "cot_L3", "gpt2", _GPT2),
-    ("permutation", "cot_L3_S3", "gpt2", _GPT2),
     # The cell where a 1,000-step patience window moved the LSTM's N* by +19%.
     ("modadd", "acot_L5", "lstm", dict(max_steps=5000, eval_every=100, lrs=(1e-2, 3e-3),
                                        seeds=(10, 20))),
+    ("permutation", "cot_L3_S3", "gpt2", _GPT2),
 ]
 
 

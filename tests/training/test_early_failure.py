@@ -134,6 +134,6 @@ def test_the_protocol_records_the_rule_and_keeps_older_folders_hashes(tmp_path):
     assert (patience["patience_steps"], patience["min_improvement"]) == (2500, 0.5)
     forecast = Campaign((), dataclasses.replace(train, early_failure=Forecast()), search,
                         "tiny", tmp_path).protocol()["train"]
-    assert forecast["early_failure"] == {"margin": 10.0, "gap": 0.1, "start": 0.1,
+    assert forecast["early_failure"] == {"margin": 10.0, "gap": 0.02, "start": 0.1,
                                          "name": "forecast"}
     assert "patience_steps" not in forecast
