@@ -83,6 +83,7 @@ class Entry:
     nstar_by_length: tuple[int | None, ...]
     # Where N*_n was not found: the largest N that failed (N*_n lies above it).
     largest_failing_by_length: tuple[int | None, ...] = ()
+    largest_failing_joint: int | None = None
 
     @classmethod
     def from_row(cls, row: KappaRow) -> Entry:
@@ -95,6 +96,7 @@ class Entry:
             kappa_high=row.kappa_high, nstar_joint=row.nstar_joint, nstar_sum=total,
             lengths=tuple(row.lengths), nstar_by_length=by_length,
             largest_failing_by_length=tuple(row.largest_failing_by_length),
+            largest_failing_joint=row.largest_failing_joint,
         )
 
     @property
@@ -137,8 +139,13 @@ def fmt_number(value: float | int | None, digits: int = 3) -> str:
     return f"{value:.{digits}g}"
 
 
+def nstar_bracket(n_star: int | None, largest_failing: int | None) -> str:
+    """The bracket a search leaves N* in: (largest failing N, N*]."""
+    return f"({fmt_number(largest_failing)}, {fmt_number(n_star)}]"
+
+
 TABLE_COLUMNS = ("task", "group", "format", "L", "model", "κ", "κ range", "N* missing",
-                 "N*_joint", "Σ N*_n")
+                 "N*_joint", "N*_joint bracket", "Σ N*_n")
 
 
 def table_rows(entries: Sequence[Entry]) -> list[list[str]]:
@@ -149,7 +156,8 @@ def table_rows(entries: Sequence[Entry]) -> list[list[str]]:
          kappa_text(e.kappa, e.kappa_low, e.kappa_high),
          kappa_bounds_text(e.kappa_low, e.kappa_high),
          missing_nstar(e.lengths, e.nstar_by_length, e.nstar_joint),
-         fmt_number(e.nstar_joint), fmt_number(e.nstar_sum)]
+         fmt_number(e.nstar_joint), nstar_bracket(e.nstar_joint, e.largest_failing_joint),
+         fmt_number(e.nstar_sum)]
         for e in entries
     ]
 

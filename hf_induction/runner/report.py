@@ -14,7 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import tasks
-from ..hub.leaderboard import LENGTHGEN_TABLE_COLUMNS, lengthgen_table_rows, markdown_table
+from ..hub.leaderboard import (
+    LENGTHGEN_TABLE_COLUMNS,
+    lengthgen_table_rows,
+    markdown_table,
+    nstar_bracket,
+)
 from ..hub.leaderboard import fmt_number as fmt
 from ..models import PRESETS, build_config, model_config_hash
 from ..results import (
@@ -68,7 +73,7 @@ def search_rows(rows: Sequence[NstarRow]) -> list[list[str]]:
     for r in sorted(rows, key=lambda r: (r.dataset, r.model, _cell_sort(r))):
         paper = r.num_probes * PAPER_STEPS_PER_PROBE
         out.append([r.dataset, r.config, r.model, model_preset_of(r), fmt(r.n_star),
-                    f"({fmt(r.largest_failing)}, {fmt(r.n_star)}]", fmt(r.pool_size),
+                    nstar_bracket(r.n_star, r.largest_failing), fmt(r.pool_size),
                     str(r.num_probes), fmt(r.total_steps),
                     fmt(paper / r.total_steps if r.total_steps else None),
                     f"{r.wall_s:.0f}", *([r.protocol_hash] if mixed else [])])
