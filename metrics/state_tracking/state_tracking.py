@@ -15,6 +15,7 @@ import datasets
 import evaluate
 import numpy as np
 
+from hf_induction.citations import INDUCTION_BIAS
 from hf_induction.metrics import IGNORE, state_tracking_metrics
 
 _DESCRIPTION = __doc__
@@ -33,14 +34,8 @@ Examples:
     >>> out["state_accuracy"], out["final_state_accuracy"], out["normalised_state_accuracy"]
     (1.0, 1.0, 1.0)
 """
-_CITATION = """
-@article{ebrahimi2026induction,
-  title={On the "Induction Bias" in Sequence Models},
-  author={Ebrahimi, M. Reza and Defferrard, Micha{\\"e}l and Panchal, Sunny and Memisevic, Roland},
-  journal={arXiv preprint arXiv:2602.18333},
-  year={2026}
-}
-"""
+# The one citation of the paper, shared by every card (hf_induction/citations.py).
+_CITATION = INDUCTION_BIAS.bibtex
 
 
 def _pad(sequences, width):

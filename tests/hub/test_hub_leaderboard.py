@@ -50,8 +50,10 @@ def test_leaderboard_files_from_a_local_folder(tmp_path):
         "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 |",
         "| modadd | Z_5 | acot | 4 | gpt2 | 0.5 | [0.255, 0.997] | none | 600 | (300, 600] | 300 |",
         "| modadd | Z_5 | cot | 4 | lstm | 2 | [1.07, 3.91] | none | 45 | (22, 45] | 90 |",
-        "| modadd | Z_5 | cot | 4 | gpt2 | ≥ 0.687 (lower bound) | [0.687, ∞] | n=3 | 150 | (75, 150] | — |",
-        "| permutation | S_5 | acot | 4 | dense_ssm | 4 | [2.03, 7.86] | none | 112 | (56, 112] | 448 |",
+        "| modadd | Z_5 | cot | 4 | gpt2 | ≥ 0.687 (lower bound) | [0.687, ∞] | n=3 | 150 "
+        "| (75, 150] | — |",
+        "| permutation | S_5 | acot | 4 | dense_ssm | 4 | [2.03, 7.86] | none | 112 "
+        "| (56, 112] | 448 |",
     ]
     assert "| modadd | cot_L3 | gpt2 | — | — | 1,000,000 | no |" in md
     assert "![kappa_modadd_Z_5](kappa_modadd_Z_5.png)" in md
