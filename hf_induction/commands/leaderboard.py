@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from hf_induction.commands.parsing import Parser, output_folder
+from hf_induction.commands.parsing import Parser, first_line, output_folder
 from hf_induction.hub import write_leaderboard
 
 
@@ -23,8 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         written = write_leaderboard(args.results, args.out)
     except (OSError, ValueError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        print(f"leaderboard.py: error: cannot read results {args.results}: {first}",
+        print(f"leaderboard.py: error: cannot read results {args.results}: {first_line(e)}",
               file=sys.stderr)
         return 1
     for path in written:

@@ -17,6 +17,7 @@ from ..search import MODES, SearchSettings
 from ..tasks import DATASETS, parse
 from .parsing import (
     Parser,
+    first_line,
     nonnegative_int,
     output_folder,
     positive_finite,
@@ -297,8 +298,7 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                 build_config(model, cells[0].vocab, budget.model_preset)
             except OSError as e:
                 # An hf: path or Hub id with no config there.
-                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-                raise ValueError(f"--model {model}: {first}") from None
+                raise ValueError(f"--model {model}: {first_line(e)}") from None
         device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
         if device == "cpu":
             # Tiny models are bound by per-op overhead, which a second thread only adds to;

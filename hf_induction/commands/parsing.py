@@ -80,6 +80,12 @@ def recipe_tokens(parser: argparse.ArgumentParser, recipe: Mapping[str, Any], wh
     return tokens
 
 
+def first_line(error: BaseException) -> str:
+    """An error's first line, for a one-line message; its type where it says nothing."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def read_recipe(path: Path) -> dict[str, Any]:
     """A YAML mapping from ``path``; ValueError naming the file if it is not one."""
     import yaml
@@ -87,8 +93,7 @@ def read_recipe(path: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"cannot read {path}: {first}") from None
+        raise ValueError(f"cannot read {path}: {first_line(e)}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from hf_induction.commands.parsing import Parser, output_folder
+from hf_induction.commands.parsing import Parser, first_line, output_folder
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,8 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         out = write_space(args.results, args.out)
     except (OSError, ValueError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        print(f"space.py: error: {first}", file=sys.stderr)
+        print(f"space.py: error: {first_line(e)}", file=sys.stderr)
         return 1
     print(out)
     return 0
