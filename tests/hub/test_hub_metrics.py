@@ -93,3 +93,16 @@ def test_a_perfect_next_token_predictor_scores_one_on_generated_rows(fmt):
     assert final_state_accuracy(oracle, ex.labels, G) == 1.0
     # The same predictions read without the shift would score near chance, not 1.
     assert state_accuracy(np.roll(oracle, 1, axis=1), ex.labels, G) < 0.5
+
+
+def test_the_metric_card_is_a_space_card_and_cites_the_one_citation():
+    evaluate = pytest.importorskip("evaluate")
+    from huggingface_hub import SpaceCard
+
+    from hf_induction.citations import INDUCTION_BIAS
+
+    folder = Path(__file__).resolve().parents[2] / "metrics" / "state_tracking"
+    card = SpaceCard.load(folder / "README.md")
+    assert card.data.sdk == "gradio" and (folder / card.data.app_file).exists()
+    assert {"evaluate", "metric"} <= set(card.data.tags)
+    assert evaluate.load(str(folder)).citation == INDUCTION_BIAS.bibtex
