@@ -29,8 +29,8 @@ BUDGETS: dict[str, Budget] = {
     # A CPU-sized budget for the README's demo: the tiny Dense-SSM learns Z_5 words of
     # length 3-4 in a few hundred steps at these learning rates (lower ones need more than
     # 1,500 steps to reach 1e-4), and a 2 x 2 grid keeps a kappa table to minutes.
-    # The forecast rule changed no N* on the 8 benchmark cells measured and cut their steps
-    # 2.98x (docs/benchmarks.md, early decisions).
+    # The forecast rule changed no N* on the 10 benchmark cells and cut their steps 2.13x
+    # (docs/benchmarks.md, early decisions).
     "cpu": Budget("tiny", 1500, 50, (3e-2, 1e-2), (10, 20), n_start=8,
                   early_failure="forecast"),
 }
