@@ -41,9 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     fractions = {}
     if args.results is not None:
         folder = args.results
-        train = folder.read_protocol()["train"]
-        fractions = budget_fractions(latest(folder.read_nstar()), train["max_steps"],
-                                     len(train["lrs"]) * len(train["seeds"]))
+        fractions = budget_fractions(latest(folder.read_nstar()), folder.read_protocol())
     header = ["protocol", "model", "searches", "probes", "fraction of full budget",
               "training steps", "PFLOP"] + [f"hours at {t:g} TFLOP/s" for t in args.tflops]
     rows = []

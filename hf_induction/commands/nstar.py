@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import signal
@@ -53,11 +54,17 @@ def _ints(text: str) -> tuple[int, ...]:
 
 
 def _preset_default(field: str) -> str:
-    """'(default: the preset's: cpu 1500, paper 250000)' for a budget field."""
+    """'(default: the preset's: cpu 1500 (gpt2 5000), paper 250000)' for a budget field, with
+    the models a preset gives their own value in parentheses."""
     def show(value):
         return ",".join(f"{v:g}" for v in value) if isinstance(value, tuple) else f"{value:g}"
 
-    values = ", ".join(f"{name} {show(getattr(b, field))}" for name, b in sorted(BUDGETS.items()))
+    def preset(b) -> str:
+        own = ", ".join(f"{model} {show(fields[field])}"
+                        for model, fields in sorted(b.per_model.items()) if field in fields)
+        return show(getattr(b, field)) + (f" ({own})" if own else "")
+
+    values = ", ".join(f"{name} {preset(b)}" for name, b in sorted(BUDGETS.items()))
     return f"(default: the preset's: {values})"
 
 
@@ -320,11 +327,22 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             mixed_precision=(args.mixed_precision
                              or os.environ.get("ACCELERATE_MIXED_PRECISION", "no")).lower(),
         )
-        search = SearchSettings(
-            mode=args.search, max_search_steps=args.max_search_steps,
-            n_max=train.max_steps * train.batch_size if args.n_max is None else args.n_max,
-            n_start=pick("n_start"), rtol=args.rtol,
-        )
+        def search_of(settings: TrainSettings) -> SearchSettings:
+            return SearchSettings(
+                mode=args.search, max_search_steps=args.max_search_steps,
+                n_max=(settings.max_steps * settings.batch_size if args.n_max is None
+                       else args.n_max),
+                n_start=pick("n_start"), rtol=args.rtol)
+
+        search = search_of(train)
+        # Every model the preset sets apart, in or out of this campaign, so that a folder's
+        # protocol does not depend on which models a launch names; flags win over the preset.
+        by_model = {}
+        for model, fields in budget.per_model.items():
+            own = dataclasses.replace(train, **{k: v for k, v in fields.items()
+                                               if getattr(args, k) is None})
+            if own != train:
+                by_model[model] = (own, search_of(own))
     except ValueError as e:
         parser.error(str(e))
     return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
@@ -336,7 +354,7 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                     checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
                     checkpoints_of=args.push_checkpoints or "nstar",
                     report_to=tuple(args.report_to), logging_dir=args.logging_dir,
-                    schedule=args.schedule)
+                    schedule=args.schedule, by_model=by_model)
 
 
 class Terminated(KeyboardInterrupt):

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..results.protocol import model_protocol
 from .leaderboard import load_table
 
 PROTOCOL_FILE = "protocol.json"
@@ -26,8 +27,11 @@ def load_protocol(source: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def protocol_summary(protocol: dict[str, Any]) -> str:
-    """One line: steps, grid, ε, search, early failure; "?" where the protocol is unknown."""
+def protocol_summary(protocol: dict[str, Any], model: str | None = None) -> str:
+    """One line: steps, grid, ε, search, early failure; "?" where the protocol is unknown.
+    With a model: that model's, where its preset gave it settings of its own."""
+    if model is not None:
+        protocol = model_protocol(protocol, model)
     train, search = protocol.get("train", {}), protocol.get("search", {})
     if not train:
         return "?"

@@ -34,7 +34,7 @@ answered from the journal, so no finished training run is repeated.
 from .folder import ResultsFolder, existing_results_folder
 from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
-from .protocol import CorruptResults, ProtocolMismatch, diff_protocols
+from .protocol import CorruptResults, ProtocolMismatch, diff_protocols, model_protocol
 from .render import (
     KAPPA_COLUMNS,
     LENGTHGEN_COLUMNS,
@@ -65,6 +65,7 @@ __all__ = [
     "ProtocolMismatch",
     "ResultsFolder",
     "diff_protocols",
+    "model_protocol",
     "existing_results_folder",
     "lengthgen_lines",
     "run_key",

@@ -45,3 +45,13 @@ def diff_protocols(held: Mapping[str, Any], given: Mapping[str, Any]) -> dict[st
         for key in sorted(old.keys() | new.keys())
         if old.get(key, _ABSENT) != new.get(key, _ABSENT)
     }
+
+
+def model_protocol(protocol: Mapping[str, Any], model: str) -> dict[str, Any]:
+    """The protocol one model's results were made under: the folder's, with the settings the
+    model's preset gave it of its own (``by_model``, only what differs) laid over it."""
+    own = protocol.get("by_model", {}).get(model, {})
+    merged = {k: v for k, v in protocol.items() if k != "by_model"}
+    for part, values in own.items():
+        merged[part] = {**protocol.get(part, {}), **values}
+    return merged

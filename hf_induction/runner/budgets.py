@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# The fields a preset may set per model: architectures learn at their own rates and paces.
+MODEL_FIELDS = ("max_steps", "eval_every", "lrs")
 
 
 @dataclass(frozen=True)
@@ -21,6 +26,16 @@ class Budget:
     # The early-failure rule (`training.early.parse_early_failure`); "off" trains every run
     # to its budget, as the paper does.
     early_failure: str = "off"
+    # {model: {field: value}} for the MODEL_FIELDS a model trains with in place of the ones
+    # above; a flag given on the command line wins over both.
+    per_model: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for model, fields in self.per_model.items():
+            unknown = sorted(set(fields) - set(MODEL_FIELDS))
+            if unknown:
+                raise ValueError(f"budget of {model}: {', '.join(unknown)} cannot be set per "
+                                 f"model; allowed: {', '.join(MODEL_FIELDS)}")
 
 
 BUDGETS: dict[str, Budget] = {
@@ -31,6 +46,14 @@ BUDGETS: dict[str, Budget] = {
     # 1,500 steps to reach 1e-4), and a 2 x 2 grid keeps a kappa table to minutes.
     # The forecast rule changed no N* on the 10 benchmark cells and cut their steps 2.13x
     # (docs/benchmarks.md, early decisions).
+    # Each other model at its own rates and pace (the Dense-SSM's would fail them all):
+    # GPT-2 leaves its loss plateaus at lr 1e-3 and 3e-4 within 5,000 steps (it learned
+    # cot_L5 with N* = 49 there: docs/results.md) and diverges at 1e-2; the tiny LSTM needs
+    # 3e-2 to 1e-2 and more steps; the tiny Mamba learns at 1e-2 and 3e-3.
     "cpu": Budget("tiny", 1500, 50, (3e-2, 1e-2), (10, 20), n_start=8,
-                  early_failure="forecast"),
+                  early_failure="forecast", per_model={
+                      "gpt2": {"lrs": (1e-3, 3e-4), "max_steps": 5000, "eval_every": 100},
+                      "lstm": {"lrs": (3e-2, 1e-2), "max_steps": 5000, "eval_every": 100},
+                      "mamba": {"lrs": (1e-2, 3e-3), "max_steps": 3000, "eval_every": 100},
+                  }),
 }

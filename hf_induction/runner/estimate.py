@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from ..models import build_config
 from ..models.flops import train_step_flops
+from ..results.protocol import model_protocol
 from ..search import ProbeOutcome, SearchSettings, run_search
 from ..search.settings import PAPER_N_MAX
 from ..tasks import train_pool_size
@@ -81,14 +82,14 @@ def sweep_cost(jobs: Iterable[SearchJob],
     return dict(costs)
 
 
-def budget_fractions(rows: Sequence, max_steps: int, grid_size: int) -> dict[str, float]:
-    """Per model: steps spent over the steps of every probe's full grid at its full budget.
-
-    ``max_steps`` and ``grid_size`` are the folder's protocol (one per folder).
-    """
+def budget_fractions(rows: Sequence, protocol: Mapping) -> dict[str, float]:
+    """Per model: steps spent over the steps of every probe's full grid at its full budget,
+    the budget and grid being the folder's protocol as that model ran under it."""
     spent: dict[str, float] = defaultdict(float)
     full: dict[str, float] = defaultdict(float)
     for r in rows:
+        train = model_protocol(protocol, r.model)["train"]
         spent[r.model] += r.total_steps
-        full[r.model] += r.num_probes * grid_size * max_steps
+        full[r.model] += r.num_probes * len(train["lrs"]) * len(train["seeds"]) * train[
+            "max_steps"]
     return {m: spent[m] / full[m] for m in spent if full[m]}

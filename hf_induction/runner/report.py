@@ -185,6 +185,10 @@ def deviations(protocol: dict, rows: Sequence[NstarRow]) -> list[str]:
         ours = train.get(key)
         if ours is not None and (list(ours) if isinstance(paper, list) else ours) != paper:
             lines.append(f"{what}: {ours} (paper: {paper})")
+    for model, own in sorted(protocol.get("by_model", {}).items()):
+        mine = own.get("train", {})
+        if settings := "; ".join(f"{what} {mine[key]}" for key, what, _ in checks if key in mine):
+            lines.append(f"{model} trains under its own settings (its preset's): {settings}")
     if rule := train.get("early_failure"):
         lines.append(f"early failure ({rule['name']}): a run stops once it fits its training "
                      f"rows {1 / rule['gap']:g}× better than unseen ones and the power-law "

@@ -6,6 +6,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,24 @@ from .ood import ood_check
 from .probe import JournalProbe
 from .schedule import my_jobs
 from .tracking import Trackers
+
+
+def _train_protocol(settings: TrainSettings) -> dict:
+    """The training settings as a protocol records them."""
+    train = asdict(settings)
+    # Where and how the grid is computed does not change what it computes.
+    for key in ("device", "grid_mode", "eval_batch_size"):
+        train.pop(key)
+    rule = train.pop("early_failure")
+    if rule is None or rule["name"] == "patience":
+        # Folders made before the rules were objects recorded no rule, or the patience
+        # window, as these two keys: written the same way, they keep their protocol hash
+        # and so resume.
+        train["patience_steps"] = rule and rule["window"]
+        train["min_improvement"] = rule["min_improvement"] if rule else 0.5
+    else:
+        train["early_failure"] = rule
+    return train
 
 
 @dataclass(frozen=True)
@@ -65,24 +84,30 @@ class Campaign:
     # Experiment trackers (`tracking.REPORT_TO`) and where TensorBoard writes (None: OUT/runs).
     report_to: tuple[str, ...] = ()
     logging_dir: Path | None = None
+    # The settings of the models whose preset gives them their own learning rates or budget
+    # (`Budget.per_model`); every other model trains with ``train`` and ``search``.
+    by_model: Mapping[str, tuple[TrainSettings, SearchSettings]] = field(default_factory=dict)
+
+    def settings_for(self, model: str) -> tuple[TrainSettings, SearchSettings]:
+        """The training and search settings the model's searches run under."""
+        return self.by_model.get(model, (self.train, self.search))
 
     def protocol(self) -> dict:
-        """What makes results comparable: a folder holds results of one protocol only."""
-        train = asdict(self.train)
-        # Where and how the grid is computed does not change what it computes.
-        for key in ("device", "grid_mode", "eval_batch_size"):
-            train.pop(key)
-        rule = train.pop("early_failure")
-        if rule is None or rule["name"] == "patience":
-            # Folders made before the rules were objects recorded no rule, or the patience
-            # window, as these two keys: written the same way, they keep their protocol hash
-            # and so resume.
-            train["patience_steps"] = rule and rule["window"]
-            train["min_improvement"] = rule["min_improvement"] if rule else 0.5
-        else:
-            train["early_failure"] = rule
-        return {"train": train, "search": self.search.to_dict(),
-                "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION}
+        """What makes results comparable: a folder holds results of one protocol only.
+
+        A model with settings of its own adds ``by_model: {model: {"train": ..., "search":
+        ...}}``, only what differs; without any, the protocol is what it always was."""
+        protocol = {"train": _train_protocol(self.train), "search": self.search.to_dict(),
+                    "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION}
+        by_model = {}
+        for model, (train, search) in sorted(self.by_model.items()):
+            differs = {part: {k: v for k, v in mine.items() if protocol[part].get(k) != v}
+                       for part, mine in (("train", _train_protocol(train)),
+                                          ("search", search.to_dict()))}
+            by_model[model] = {part: d for part, d in differs.items() if d}
+        if any(by_model.values()):
+            protocol["by_model"] = {m: d for m, d in by_model.items() if d}
+        return protocol
 
 
 def _git_commit() -> str:
@@ -133,9 +158,10 @@ def check_one(check, job: SearchJob, campaign: Campaign, folder: ResultsFolder,
     (None: the largest the budget and the pool allow)."""
     fields = key_fields(job, campaign, protocol_hash)
     factory = model_factory(job, campaign)
-    probe = JournalProbe(job, folder, campaign.train, factory, fields)
-    n = min(n or campaign.search.n_max, campaign.search.n_max, probe.pool_size)
-    return check(probe, n, campaign.train, factory, folder, protocol_hash)
+    train, search = campaign.settings_for(job.model)
+    probe = JournalProbe(job, folder, train, factory, fields)
+    n = min(n or search.n_max, search.n_max, probe.pool_size)
+    return check(probe, n, train, factory, folder, protocol_hash)
 
 
 def ood_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
@@ -171,7 +197,8 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
     trackers = trackers_of(campaign)
     tracker = (trackers.for_job(f"{job.model}/{job.cell.dataset}/{job.cell}", fields)
                if trackers.enabled else None)
-    grid_size = len(campaign.train.grid)
+    train, search = campaign.settings_for(job.model)
+    grid_size = len(train.grid)
     bar = tqdm(desc=job.label, unit="run", position=position, leave=True,
                disable=not campaign.progress, dynamic_ncols=True)
     state = {"n": 0, "done": 0, "best": float("inf")}
@@ -186,8 +213,8 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
         bar.set_postfix_str(f"N={state['n']} best={state['best']:.2e} "
                             f"runs left={grid_size - state['done']}")
 
-    probe = JournalProbe(job, folder, campaign.train, model_factory(job, campaign), fields,
-                         on_run, tracker.on_eval if tracker is not None else None)
+    probe = JournalProbe(job, folder, train, model_factory(job, campaign), fields, on_run,
+                         tracker.on_eval if tracker is not None else None)
 
     def traced(n: int) -> ProbeOutcome:
         state.update(n=n, done=0)
@@ -201,16 +228,16 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
 
     start = time.perf_counter()
     try:
-        result = run_search(traced, probe.pool_size, campaign.search)
+        result = run_search(traced, probe.pool_size, search)
     finally:
         bar.close()
         if tracker is not None:
             tracker.finish()
     row = NstarRow.from_search(
-        result, campaign.search, key=skey, dataset=job.cell.dataset, config=str(job.cell),
+        result, search, key=skey, dataset=job.cell.dataset, config=str(job.cell),
         model=job.model, model_config_hash=fields["model_config_hash"],
-        epsilon=campaign.train.epsilon, protocol_hash=protocol_hash, git_commit=_git_commit(),
-        hardware=_hardware(campaign.train.device), wall_s=time.perf_counter() - start,
+        epsilon=train.epsilon, protocol_hash=protocol_hash, git_commit=_git_commit(),
+        hardware=_hardware(train.device), wall_s=time.perf_counter() - start,
     )
     folder.append_nstar(row)
     return row
@@ -221,14 +248,15 @@ def push_checkpoints(job: SearchJob, row: NstarRow, campaign: Campaign, folder: 
     """Push the search's winning runs that are not pushed yet: each push is its own recorded
     step, after the search's row, so one that failed is retried by the rerun."""
     fields = key_fields(job, campaign, protocol_hash)
-    probe = JournalProbe(job, folder, campaign.train, model_factory(job, campaign), fields)
+    train, _ = campaign.settings_for(job.model)
+    probe = JournalProbe(job, folder, train, model_factory(job, campaign), fields)
 
     def push_key(repo_id: str) -> str:
         return run_key(kind="push", repo_id=repo_id, search=row.key)
 
     for repo_id in push_winners(
             probe, row, campaign.checkpoint_prefix, campaign.checkpoints_of,
-            campaign.train.epsilon, campaign.checkpoint_prefix,
+            train.epsilon, campaign.checkpoint_prefix,
             pushed_before=lambda repo_id: folder.find_push(push_key(repo_id)) is not None,
             on_pushed=lambda repo_id: folder.append_push(push_key(repo_id), repo_id, row.key)):
         tqdm.write(f"  {job.label}: checkpoint pushed to {repo_id}")

@@ -69,7 +69,8 @@ def load_table() -> tuple[list, pd.DataFrame]:
         frame.insert(frame.columns.get_loc("κ") + 1, "κ or bound",
                      [float(f"{v:.3g}") if math.isfinite(v) else math.nan
                       for v in map(kappa_sort_value, found)])
-        frame["protocol"] = protocol_summary(load_protocol(source))
+        protocol = load_protocol(source)
+        frame["protocol"] = [protocol_summary(protocol, e.model) for e in found]
         pushed = checkpoint_repos(source)
         frame["checkpoint"] = [
             f"[{repo}](https://huggingface.co/{repo})" if (repo := pushed.get(

@@ -69,3 +69,7 @@ def test_each_source_names_its_protocol_and_pushed_checkpoints(tmp_path):
                 "search": {"mode": "paper"}}
     assert protocol_summary(forecast).endswith("paper search, early failure: forecast")
     assert protocol_summary({}) == "?"
+    # A model with settings of its own shows them; the others the folder's.
+    forecast["by_model"] = {"gpt2": {"train": {"max_steps": 5000, "lrs": [1e-3]}}}
+    assert protocol_summary(forecast, "gpt2").startswith("5,000 steps, 1 lr × 2 seeds")
+    assert protocol_summary(forecast, "lstm").startswith("1,500 steps, 2 lr × 2 seeds")

@@ -54,7 +54,8 @@ def test_every_flag_has_help_that_shows_its_default(command):
 
 def test_budget_flags_name_each_presets_value():
     helps = {a.dest: a.help for a in build_parser()._actions}
-    assert helps["max_steps"].endswith("(default: the preset's: cpu 1500, paper 250000)")
+    assert helps["max_steps"].endswith("(default: the preset's: cpu 1500 (gpt2 5000, lstm "
+                                       "5000, mamba 3000), paper 250000)")
     assert "paper 0.001,0.0001,1e-05" in helps["lrs"]
 
 
@@ -71,6 +72,39 @@ def test_a_recipe_sets_flags_and_the_command_line_overrides_it(tmp_path):
     campaign = campaign_from_args(args, parser)
     assert campaign.train.max_steps == 99 and campaign.train.lrs == (0.01, 0.003)
     assert not campaign.train.stop_on_first_success
+
+
+def test_each_model_trains_at_its_presets_rates_and_a_flag_wins(tmp_path):
+    from hf_induction.runner.budgets import BUDGETS
+
+    parser = build_parser()
+    out = ["--out", str(tmp_path / "out")]
+    cpu = BUDGETS["cpu"]
+    campaign = campaign_from_args(parse_args(parser, [*CELL, "--model", "gpt2", *out]), parser)
+    train, search = campaign.settings_for("gpt2")
+    own = cpu.per_model["gpt2"]
+    assert (train.lrs, train.max_steps, train.eval_every) == (
+        own["lrs"], own["max_steps"], own["eval_every"])
+    assert search.n_max == own["max_steps"] * train.batch_size
+    assert campaign.settings_for("dense_ssm") == (campaign.train, campaign.search)
+    assert campaign.train.lrs == cpu.lrs and campaign.train.max_steps == cpu.max_steps
+    # The protocol holds every model the preset sets apart, whichever models a launch names,
+    # so that two launches with other models share one results folder.
+    protocol = campaign.protocol()
+    assert set(protocol["by_model"]) == set(cpu.per_model)
+    assert protocol["by_model"]["gpt2"]["train"]["lrs"] == own["lrs"]
+    assert protocol["by_model"]["gpt2"]["search"] == {"n_max": search.n_max}
+    other = campaign_from_args(parse_args(parser, [*CELL, "--model", "lstm", *out]), parser)
+    assert other.protocol() == protocol
+    # A flag is every model's: with the three fields given, no model keeps its own.
+    flags = ["--lrs", "1e-3", "--max-steps", "40", "--eval-every", "10"]
+    campaign = campaign_from_args(parse_args(parser, [*CELL, "--model", "gpt2", *flags, *out]),
+                                  parser)
+    assert campaign.settings_for("gpt2")[0].lrs == (1e-3,) and "by_model" not in (
+        campaign.protocol())
+    partial = campaign_from_args(parse_args(parser, [*CELL, "--lrs", "1e-3", *out]), parser)
+    train, _ = partial.settings_for("gpt2")
+    assert train.lrs == (1e-3,) and train.max_steps == own["max_steps"]
 
 
 @pytest.mark.parametrize("recipe,message", [

@@ -73,6 +73,9 @@ def test_deviations_name_every_departure_from_the_paper():
                        "seeds": [10, 20, 30, 40, 50], "epsilon": 1e-4,
                        "stop_on_first_success": False}, "search": {"mode": "paper"}}
     assert deviations(paper, [row("acot_L3", 5, 4, preset="paper")]) == []
+    own = {**PROTOCOL, "by_model": {"gpt2": {"train": {"max_steps": 3000, "lrs": [1e-3]}}}}
+    assert ("gpt2 trains under its own settings (its preset's): steps per run 3000; "
+            "learning rates [0.001]") in deviations(own, [row("acot_L3", 5, 4)])
 
 
 def test_compute_counts_cpu_hours_and_the_paper_steps_of_the_same_probes():
@@ -155,8 +158,12 @@ def test_sweep_cost_multiplies_probes_grid_budget_and_flops():
 def test_budget_fraction_is_steps_over_full_grids():
     rows = [row("acot_L2", 5, 4, probes=2, steps=5000), row("acot_L3", 5, 4, probes=3,
                                                             steps=10_000)]
+    protocol = {"train": {"max_steps": 5000, "lrs": [1e-2, 3e-3], "seeds": [10, 20]}}
     # 5 probes x 4 runs x 5,000 steps = 100,000 at the full budget; 15,000 were spent.
-    assert budget_fractions(rows, 5000, 4) == {"lstm": pytest.approx(0.15)}
+    assert budget_fractions(rows, protocol) == {"lstm": pytest.approx(0.15)}
+    # A model with a budget of its own is measured against it: 5 x 2 x 2 x 3,000 = 60,000.
+    protocol["by_model"] = {"lstm": {"train": {"max_steps": 3000, "lrs": [1e-2]}}}
+    assert budget_fractions(rows, protocol) == {"lstm": pytest.approx(0.5)}
 
 
 def test_estimate_script_prints_both_protocols(tmp_path):
