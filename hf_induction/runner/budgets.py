@@ -46,10 +46,12 @@ BUDGETS: dict[str, Budget] = {
     # 1,500 steps to reach 1e-4), and a 2 x 2 grid keeps a kappa table to minutes.
     # The forecast rule changed no N* on the 10 benchmark cells and cut their steps 2.13x
     # (docs/benchmarks.md, early decisions).
-    # Each other model at its own rates and pace (the Dense-SSM's would fail them all):
-    # GPT-2 leaves its loss plateaus at lr 1e-3 and 3e-4 within 5,000 steps (it learned
-    # cot_L5 with N* = 49 there: docs/results.md) and diverges at 1e-2; the tiny LSTM needs
-    # 3e-2 to 1e-2 and more steps; the tiny Mamba learns at 1e-2 and 3e-3.
+    # Each other model at its own rates and pace. GPT-2 leaves its loss plateaus at lr 1e-3
+    # and 3e-4 within 5,000 steps (it learned cot_L5 with N* = 49 there: docs/results.md);
+    # on acot_L3_m2's 7 words lr 1e-3 came closest (1.3e-4 at 3,000 steps; 1e-2 and 3e-3 no
+    # lower than 1e-2). The tiny LSTM learned acot_L5 and acot_L10_uniform at 1e-2 in 5,000
+    # steps, and 3e-2 did best of four on acot_L3_m2 (0.11). The tiny Mamba learned
+    # acot_L3_m2 at 1e-2 in 2,600 steps (3e-2 diverged, 3e-3 and 1e-3 were still near 2).
     "cpu": Budget("tiny", 1500, 50, (3e-2, 1e-2), (10, 20), n_start=8,
                   early_failure="forecast", per_model={
                       "gpt2": {"lrs": (1e-3, 3e-4), "max_steps": 5000, "eval_every": 100},
