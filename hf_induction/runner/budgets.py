@@ -41,7 +41,7 @@ class Budget:
 BUDGETS: dict[str, Budget] = {
     # The paper: 250,000 Adam steps at batch 64, lr {1e-3, 1e-4, 1e-5} x seed {10..50}.
     "paper": Budget("paper", 250_000, 1000, (1e-3, 1e-4, 1e-5), (10, 20, 30, 40, 50)),
-    # A CPU-sized budget for the README's demo: the tiny Dense-SSM learns Z_5 words of
+    # A CPU-sized budget, the default: the tiny Dense-SSM learns Z_5 words of
     # length 3-4 in a few hundred steps at these learning rates (lower ones need more than
     # 1,500 steps to reach 1e-4), and a 2 x 2 grid keeps a kappa table to minutes.
     # The forecast rule changed no N* on the 10 benchmark cells and cut their steps 2.13x

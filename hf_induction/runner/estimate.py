@@ -89,7 +89,7 @@ def budget_fractions(rows: Sequence, protocol: Mapping) -> dict[str, float]:
     full: dict[str, float] = defaultdict(float)
     for r in rows:
         train = model_protocol(protocol, r.model)["train"]
+        grid_size = len(train["lrs"]) * len(train["seeds"])
         spent[r.model] += r.total_steps
-        full[r.model] += r.num_probes * len(train["lrs"]) * len(train["seeds"]) * train[
-            "max_steps"]
+        full[r.model] += r.num_probes * grid_size * train["max_steps"]
     return {m: spent[m] / full[m] for m in spent if full[m]}
