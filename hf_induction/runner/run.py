@@ -104,9 +104,10 @@ class Campaign:
             differs = {part: {k: v for k, v in mine.items() if protocol[part].get(k) != v}
                        for part, mine in (("train", _train_protocol(train)),
                                           ("search", search.to_dict()))}
-            by_model[model] = {part: d for part, d in differs.items() if d}
-        if any(by_model.values()):
-            protocol["by_model"] = {m: d for m, d in by_model.items() if d}
+            if own := {part: d for part, d in differs.items() if d}:
+                by_model[model] = own
+        if by_model:
+            protocol["by_model"] = by_model
         return protocol
 
 
