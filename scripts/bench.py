@@ -28,7 +28,7 @@ from pathlib import Path
 
 SECTIONS = {}
 # Options of single sections, set from the command line by `main`.
-OPTIONS: dict = {"cells": None, "curves": None}
+OPTIONS: dict = {"cells": None, "curves": None, "record": None, "replay": None}
 
 
 def section(fn):
@@ -359,7 +359,7 @@ def _cell_data(dataset: str, config: str):
     pool = train_pool_size(cfg)
     a = cell_arrays(cfg, 0, pool)
     tensors = (a.train_input_ids, a.train_labels, a.val_input_ids, a.val_labels)
-    return TrainData(*(torch.from_numpy(x) for x in tensors)), vocab_of(cfg).size
+    return TrainData(*(torch.from_numpy(x) for x in tensors), whole_pool=pool), vocab_of(cfg).size
 
 
 def search_cell(
@@ -372,14 +372,17 @@ def search_cell(
     batches: str = "protocol",
     n_start: int = 16,
     on_eval=None,
+    ordered: bool = False,
 ) -> dict:
     """One whole N* search of a small cell; ``trainer`` "ours" (train_grid) or "hf_trainer"
     (whose batch order is ``batches``: see `hf_trainer_baseline`); the refined search starts
     at ``n_start``; ``on_eval(n, lr, seed, step, val_loss, train_loss)`` hears every
-    evaluation of our trainer."""
+    evaluation of our trainer; ``ordered`` trains first the points that succeeded at earlier
+    probes, as `JournalProbe` does."""
     from hf_induction.models import build_model
     from hf_induction.search import ProbeOutcome, SearchSettings, run_search
     from hf_induction.training import train_grid
+    from hf_induction.training.grid import winners_first
     from hf_induction.training.hf_trainer_baseline import trainer_grid
 
     data, vocab = _cell_data(dataset, config)
@@ -387,11 +390,16 @@ def search_cell(
     def factory():
         return build_model(model, vocab, "tiny")
 
+    winners: list = []
+
     def probe(n: int) -> ProbeOutcome:
+        nonlocal winners
         t = time.perf_counter()
         if trainer == "ours":
             runs = train_grid(factory, data, n, settings, on_eval=None if on_eval is None else (
-                lambda *evaluation: on_eval(n, *evaluation)))
+                lambda *evaluation: on_eval(n, *evaluation)), first=winners)
+            if ordered:
+                winners = winners_first([(r.lr, r.seed) for r in runs if r.success], winners)
         else:
             runs = trainer_grid(factory, data, n, settings, batches)
         return ProbeOutcome(
@@ -518,18 +526,138 @@ EARLY_DECISION_CELLS = [
     ("modadd", "acot_L5", "lstm", dict(max_steps=5000, eval_every=100, lrs=(1e-2, 3e-3),
                                        seeds=(10, 20))),
     ("permutation", "cot_L3_S3", "gpt2", _GPT2),
+    # Tiny pools, where every batch holds the whole training set and the first forecast rule
+    # moved N*: a 3-word Z_2 set the Dense-SSM generalises from only at step 17,500 (the
+    # README's kappa), and the 7-word acot_L3_m2 set Mamba learns at step 2,600 of 3,000.
+    ("modadd", "acot_L2_m2", "dense_ssm", dict(max_steps=20000, eval_every=100, lrs=(3e-2,),
+                                                seeds=(10, 20))),
+    ("modadd", "acot_L3_m2", "mamba", dict(max_steps=3000, eval_every=100, lrs=(1e-2, 3e-3),
+                                           seeds=(10, 20))),
 ]
+
+
+def _grid_is_stacked(dataset: str, config: str, model: str) -> bool:
+    """Whether `train_grid` stacks this model's grid on the CPU (else runs one at a time)."""
+    from hf_induction.models import build_model
+    from hf_induction.training.grid import has_stacked_forward
+
+    built = build_model(model, _cell_data(dataset, config)[1], "tiny")
+    return has_stacked_forward(built) and getattr(built, "stacked_grid_wins_on_cpu", False)
+
+
+def _early_cells(quick: bool) -> list:
+    cells = EARLY_DECISION_CELLS[:3] if quick else EARLY_DECISION_CELLS
+    if OPTIONS["cells"]:
+        cells = [c for c in cells if any(part in "/".join(c[:3]) for part in OPTIONS["cells"])]
+    return cells
+
+
+def _record_early_decisions(cells: list) -> dict:
+    """Each cell's search without a rule, every run trained to its own end, its curves
+    written to OPTIONS["record"] after each cell (what --replay reads)."""
+    from hf_induction.training import TrainSettings
+
+    path = Path(OPTIONS["record"])
+    recorded = json.loads(path.read_text()) if path.exists() else {}
+    out = {}
+    for dataset, config, model, budget in cells:
+        key = f"{dataset}/{config}/{model}"
+        if key in recorded and recorded[key]["budget"] == json.loads(json.dumps(budget)):
+            print(f"  {key}: recorded already", flush=True)
+            continue
+        runs: dict = {}
+
+        def record(n, lr, seed, step, val, train, runs=runs):
+            runs.setdefault(f"{n}/{lr!r}/{seed}", []).append((step, val, train))
+        settings = TrainSettings(**budget, stop_on_first_success=False)
+        r = search_cell(dataset, config, model, settings, mode="refined", n_start=8,
+                        on_eval=record)
+        recorded[key] = {"budget": budget, "stacked": _grid_is_stacked(dataset, config, model),
+                         "pool": _cell_data(dataset, config)[0].train_input_ids.shape[0],
+                         "runs": runs}
+        path.write_text(json.dumps(recorded))
+        out[f"early_decisions_{key}_recorded"] = (
+            f"N* {r['n_star']} ({r['largest_failing']}, {r['n_star']}] steps {r['steps']} "
+            f"wall {r['wall_s']:.0f}s")
+        print(f"  {key}: {out[f'early_decisions_{key}_recorded']}", flush=True)
+    return out
+
+
+def succeeded_first(n: int, earlier: list) -> list:
+    """Run order for a probe, as `JournalProbe` gives it: the points that reached ε at the
+    latest probe first, then at the earlier ones (`training.grid.winners_first`)."""
+    from hf_induction.training.grid import winners_first
+
+    order: list = []
+    for _, won in earlier:
+        order = winners_first(won, order)
+    return order
+
+
+def _replay_early_decisions(cells: list) -> dict:
+    """Each recorded cell replayed without the rule and with it (`training.replay`)."""
+    from hf_induction.search import SearchSettings
+    from hf_induction.training import Forecast, TrainSettings, parse_early_failure
+    from hf_induction.training.replay import Unrecorded, replay_search
+
+    recorded = json.loads(Path(OPTIONS["replay"]).read_text())
+    # forecast-v1 decided the whole pool's probe too; "ordered" trains the points that
+    # succeeded at earlier probes first, as the nstar command does.
+    rules = {"off": (None, None), "forecast-v1": (parse_early_failure("forecast-v1"), None),
+             "forecast": (Forecast(), None), "forecast_ordered": (Forecast(), succeeded_first)}
+    out: dict = {"early_decisions_rule": repr(Forecast())}
+    totals = dict.fromkeys(rules, 0)
+    moved: dict = {tag: [] for tag in rules}
+    for dataset, config, model, _ in cells:
+        key = f"{dataset}/{config}/{model}"
+        if key not in recorded:
+            print(f"  {key}: not recorded", flush=True)
+            continue
+        cell = recorded[key]
+        curves: dict = {}
+        for name, curve in cell["runs"].items():
+            n, lr, seed = name.split("/")
+            curves.setdefault(int(n), {})[(float(lr), int(seed))] = curve
+        found = {}
+        for tag, (rule, order) in rules.items():
+            settings = TrainSettings(**cell["budget"], early_failure=rule)
+            search = SearchSettings(mode="refined", n_start=8,
+                                    n_max=settings.max_steps * settings.batch_size)
+            try:
+                r = replay_search(curves, cell["pool"], search, settings, cell["stacked"], order)
+                found[tag] = (r.n_star, r.largest_failing, r.total_steps)
+            except Unrecorded as e:
+                found[tag] = (f"moved (the replay reached {e.args[0]})", None, 0)
+            totals[tag] += found[tag][2]
+            n_star, failing, steps = found[tag]
+            out[f"early_decisions_{key}_{tag}"] = f"N* {n_star} ({failing}, {n_star}] steps {steps}"
+            if tag != "off" and found[tag][:2] != found["off"][:2]:
+                moved[tag].append(key)
+        for tag in rules:
+            if tag != "off" and found[tag][2]:
+                out[f"early_decisions_{key}_{tag}_ratio"] = found["off"][2] / found[tag][2]
+    out["early_decisions_cells"] = len(cells)
+    for tag in rules:
+        out[f"early_decisions_steps_{tag}"] = totals[tag]
+        if tag != "off":
+            out[f"early_decisions_{tag}_nstar_moved"] = ", ".join(moved[tag]) or "none"
+            out[f"early_decisions_{tag}_steps_ratio"] = totals["off"] / max(totals[tag], 1)
+    return out
 
 
 @section
 def bench_early_decisions(quick: bool) -> dict:
     """Every cell's refined search with the default rule (`Forecast`) and without it: same
-    budget, same grid; both N*, both step counts, and the totals. --quick runs 3 cells."""
+    budget, same grid; both N*, both step counts, and the totals. --quick runs 3 cells.
+    --record trains each search once with every run to its end; --replay decides both
+    searches, and the rule with succeeded-first run order, from that recording."""
     from hf_induction.training import Forecast, TrainSettings
 
-    cells = EARLY_DECISION_CELLS[:3] if quick else EARLY_DECISION_CELLS
-    if OPTIONS["cells"]:
-        cells = [c for c in cells if any(part in "/".join(c[:3]) for part in OPTIONS["cells"])]
+    cells = _early_cells(quick)
+    if OPTIONS["record"]:
+        return _record_early_decisions(cells)
+    if OPTIONS["replay"]:
+        return _replay_early_decisions(cells)
     curves: dict = {}
     out: dict = {"early_decisions_rule": repr(Forecast())}
     totals = {"off": 0, "forecast": 0}
@@ -546,7 +674,7 @@ def bench_early_decisions(quick: bool) -> dict:
                 def record(n, lr, seed, step, val, train, runs=cell_curves):
                     runs.setdefault(f"{n}/{lr}/{seed}", []).append((step, val, train))
             found[tag] = r = search_cell(dataset, config, model, settings, mode="refined",
-                                         n_start=8, on_eval=record)
+                                         n_start=8, on_eval=record, ordered=rule is not None)
             if record is not None:
                 Path(OPTIONS["curves"]).write_text(json.dumps(curves))
             totals[tag] += r["steps"]
@@ -673,6 +801,12 @@ def main(argv=None) -> int:
     p.add_argument("--curves", metavar="FILE",
                    help="early_decisions: write every run's (step, validation loss, training "
                    "loss) of the searches without the rule to FILE (JSON), after each cell")
+    p.add_argument("--record", metavar="FILE",
+                   help="early_decisions: train each cell's search once, no rule, every run "
+                   "to its own end, and add its curves to FILE (cells already there are kept)")
+    p.add_argument("--replay", metavar="FILE",
+                   help="early_decisions: decide the searches with and without the rule from "
+                   "the curves --record wrote, without training")
     p.add_argument(
         "--threads",
         type=int,
@@ -680,7 +814,8 @@ def main(argv=None) -> int:
         help="torch threads (default 1: the steadiest on a shared 2-core machine)",
     )
     args = p.parse_args(argv)
-    OPTIONS.update(cells=args.cells, curves=args.curves)
+    OPTIONS.update(cells=args.cells, curves=args.curves, record=args.record,
+                   replay=args.replay)
     import torch
 
     torch.set_num_threads(args.threads)

@@ -124,10 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--lrs", type=_floats,
                    help=f"comma-separated learning rates {_preset_default('lrs')}")
     g.add_argument("--seeds", type=_ints, help=f"comma-separated seeds {_preset_default('seeds')}")
-    g.add_argument("--early-failure", metavar="off|forecast|STEPS", default=None,
+    g.add_argument("--early-failure", metavar="off|forecast|forecast-v1|STEPS", default=None,
                    help="stop failing runs early: 'forecast' stops a run that has memorised "
                    "its rows and whose validation loss cannot reach epsilon by the end of the "
-                   "budget at its pace (changed no N* on the benchmark cells); STEPS stops a "
+                   "budget at its pace, except at the probe of the whole training pool (changed "
+                   "no N* on the benchmark cells); 'forecast-v1' decides that probe too, as "
+                   "its first version did (it resumes folders made with it); STEPS stops a "
                    "run whose best validation loss has not halved in STEPS steps; 'off' trains "
                    "every run to its budget, as the paper does (default: the preset's: "
                    + ", ".join(f"{name} {b.early_failure}" for name, b in sorted(BUDGETS.items()))

@@ -19,6 +19,7 @@ from ..results import ResultsFolder, run_key
 from ..search import ProbeOutcome
 from ..tasks import train_pool_size
 from ..training import RunResult, TrainData, TrainSettings, train_grid
+from ..training.grid import winners_first
 from .job import SearchJob
 
 
@@ -39,6 +40,10 @@ class JournalProbe:
         self.on_eval = on_eval
         self.pool_size = train_pool_size(job.cell)
         self._data: TrainData | None = None
+        # The grid points that succeeded at this search's earlier probes, latest first: a
+        # probe trains them first, so where runs train one at a time a succeeding probe
+        # usually costs one run. Rebuilt as a resumed search recalls its probes.
+        self.winners: list[tuple[float, int]] = []
 
     def run_key(self, n: int, lr: float, seed: int) -> str:
         return run_key(kind="run", n=int(n), lr=float(lr), seed=int(seed), **self.key_fields)
@@ -56,7 +61,7 @@ class JournalProbe:
             arrays = cell_arrays(self.job.cell, self.job.data_seed, rows)
             self._data = TrainData(*(torch.from_numpy(a) for a in (
                 arrays.train_input_ids, arrays.train_labels, arrays.val_input_ids,
-                arrays.val_labels)))
+                arrays.val_labels)), whole_pool=self.pool_size)
         return self._data
 
     def _record(self, n: int, result: RunResult) -> dict:
@@ -76,7 +81,7 @@ class JournalProbe:
             results = train_grid(self.model_factory, self.data(n), n, self.settings,
                                  on_run_done=lambda r: recorded.__setitem__(
                                      (r.lr, r.seed), self._record(n, r)),
-                                 skip=set(recorded),
+                                 skip=set(recorded), first=self.winners,
                                  on_eval=None if self.on_eval is None else (
                                      lambda lr, seed, step, loss, train: self.on_eval(
                                          n, lr, seed, step, loss, train)))
@@ -85,6 +90,8 @@ class JournalProbe:
                 if (r.lr, r.seed) not in recorded:
                     recorded[(r.lr, r.seed)] = self._record(n, r)
         runs = tuple(recorded[p] for p in grid if p in recorded)
+        self.winners = winners_first(
+            [p for p in grid if p in recorded and recorded[p]["success"]], self.winners)
         losses = [r["best_val_loss"] for r in runs if r["best_val_loss"] is not None]
         return ProbeOutcome(
             n=n, success=any(r["success"] for r in runs),

@@ -193,8 +193,10 @@ def deviations(protocol: dict, rows: Sequence[NstarRow]) -> list[str]:
         lines.append(f"early failure ({rule['name']}): a run stops once it fits its training "
                      f"rows {1 / rule['gap']:g}× better than unseen ones and the power-law "
                      f"forecast of its validation loss at the end of the budget stays above "
-                     f"{rule['margin']:g}ε, from {rule['start']:.0%} of the budget on (paper: "
-                     f"every run trains its full budget)")
+                     f"{rule['margin']:g}ε, from {rule['start']:.0%} of the budget on"
+                     + ("" if rule.get("whole_pool", True) else
+                        ", and never at the probe of the whole training pool")
+                     + " (paper: every run trains its full budget)")
     if train.get("patience_steps"):
         lines.append(f"early failure: a run stops when its best validation loss has not "
                      f"fallen by a factor {1 / train.get('min_improvement', 0.5):g} in "

@@ -50,6 +50,8 @@ def _train_protocol(settings: TrainSettings) -> dict:
         train["patience_steps"] = rule and rule["window"]
         train["min_improvement"] = rule["min_improvement"] if rule else 0.5
     else:
+        if rule["name"] == "forecast" and rule["whole_pool"]:
+            del rule["whole_pool"]  # its first version, recorded so before it had the field
         train["early_failure"] = rule
     return train
 

@@ -29,12 +29,16 @@ class TrainData:
         train_labels: ``[N_pool, T]`` causal-LM labels, -100 where unsupervised.
         val_input_ids: ``[N_val, T']`` token ids of the validation set.
         val_labels: ``[N_val, T']`` causal-LM labels, -100 where unsupervised.
+        whole_pool: how many training rows the cell has in all, where known (a search may
+            hold fewer rows than that); a probe of them all is the one that decides whether
+            N* exists, which the early-failure rule leaves to the full budget.
     """
 
     train_input_ids: torch.Tensor
     train_labels: torch.Tensor
     val_input_ids: torch.Tensor
     val_labels: torch.Tensor
+    whole_pool: int | None = None
 
     def __post_init__(self) -> None:
         for split in ("train", "val"):

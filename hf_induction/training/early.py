@@ -19,7 +19,16 @@ paper: 15 × 250,000 steps), so failing probes are most of a search's compute. T
   no longer falls fast enough is generalising no further.
 
 Nothing is decided before ``start`` × max_steps steps, so the slope is measured over at least
-half of that. The margin, gap and start were chosen on the recorded curves of the benchmark
+half of that. Nor, unless ``whole_pool``, at a probe of the cell's whole training pool: that
+probe alone decides whether N* exists at all, the strongest claim a search makes ("not
+learned from all the data"), and the late generalisation seen there gives no sign beforehand.
+The Dense-SSM reached ε on all 3 training words of Z_2 at length 2 at step 17,500 of 20,000,
+flat at its memorised level from step ~1,000; Mamba on all 7 of modadd acot_L3_m2 at step
+2,600 of 3,000. The rule's first version (``forecast-v1``, ``whole_pool=True``) stopped both
+and reported no N* (docs/benchmarks.md). It costs at most one probe at the full budget per
+search, and only in searches that reach the whole pool.
+
+The margin, gap and start were chosen on the recorded curves of the benchmark
 cells (``scripts/bench.py --only early_decisions --curves``, docs/benchmarks.md). The gap is
 what keeps N*: GPT-2's loss falls in late jumps no forecast sees coming (0.038 to 0.0006 in
 500 steps, at 62% of the budget), and its succeeding runs had a training loss of at least
@@ -35,7 +44,9 @@ made with it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,7 @@ class Forecast:
     margin: float = 10.0
     gap: float = 0.02
     start: float = 0.1
+    whole_pool: bool = False
     name: str = "forecast"
 
     def __post_init__(self) -> None:
@@ -55,22 +67,23 @@ class Forecast:
         if not 0 < self.start < 1:
             raise ValueError(f"forecast start must lie in (0, 1), got {self.start}")
 
-    def state(self) -> ForecastState:
-        return ForecastState(self)
+    def state(self, n: int | None = None, pool: int | None = None) -> ForecastState:
+        return ForecastState(self, n, pool)
 
 
 class ForecastState:
     """One run's history under `Forecast`: (step, best validation loss) at every evaluation."""
 
-    def __init__(self, rule: Forecast) -> None:
+    def __init__(self, rule: Forecast, n: int | None = None, pool: int | None = None) -> None:
         self.rule = rule
         self.history: list[tuple[int, float]] = []
+        self.waits = not rule.whole_pool and None not in (n, pool) and n >= pool
 
     def hopeless(self, step: int, best: float, val_loss: float, train_loss: float,
                  max_steps: int, epsilon: float) -> bool:
         self.history.append((step, best))
         rule = self.rule
-        if step < rule.start * max_steps or not train_loss <= rule.gap * val_loss:
+        if self.waits or step < rule.start * max_steps or not train_loss <= rule.gap * val_loss:
             return False
         earlier = [(s, b) for s, b in self.history if s <= step / 2]
         if not earlier:
@@ -96,7 +109,7 @@ class Patience:
             raise ValueError(
                 f"min_improvement must lie in (0, 1), got {self.min_improvement}")
 
-    def state(self) -> PatienceState:
+    def state(self, n: int | None = None, pool: int | None = None) -> PatienceState:
         return PatienceState(self)
 
 
@@ -116,8 +129,11 @@ class PatienceState:
 
 EarlyFailure = Forecast | Patience
 
-# What `--early-failure` accepts by name; an integer is a `Patience` window.
-RULES: dict[str, type] = {"forecast": Forecast}
+# What `--early-failure` accepts by name; an integer is a `Patience` window. forecast-v1 is
+# the first version, which decided the whole pool's probe too; kept so that folders made with
+# it resume.
+RULES: dict[str, Callable[[], EarlyFailure]] = {
+    "forecast": Forecast, "forecast-v1": partial(Forecast, whole_pool=True)}
 OFF = "off"
 
 

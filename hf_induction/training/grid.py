@@ -7,7 +7,7 @@ import logging
 import re
 import time
 import warnings
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 import torch
 from torch import nn
@@ -34,6 +34,9 @@ from hf_induction.training.trainer import (
     train_run,
     validation_chunks,
 )
+
+# A grid point: (learning rate, seed).
+Point = tuple[float, int]
 
 logger = logging.getLogger(__name__)
 
@@ -131,6 +134,7 @@ def train_grid(
     on_run_done: RunCallback | None = None,
     skip: Collection[tuple[float, int]] = (),
     on_eval: EvalCallback | None = None,
+    first: Sequence[Point] = (),
 ) -> list[RunResult]:
     """Train every (lr, seed) run of ``settings.grid`` on the first ``n`` training rows.
 
@@ -153,13 +157,17 @@ def train_grid(
         on_run_done: called with each run's result as soon as that run ends.
         skip: (lr, seed) points not to train (already recorded); they are not returned.
         on_eval: called with (lr, seed, step, validation loss) at every evaluation of a run.
+        first: grid points to train before the others when runs train one at a time (those
+            likeliest to succeed: a success there spares the rest). The order never changes
+            whether the probe succeeds, which needs only one success among all runs.
 
     Returns:
-        One result per trained grid point, in grid order.
+        One result per trained grid point, in training order.
     """
     check_size(data, n)
     skip = set(skip)
-    points = [point for point in settings.grid if point not in skip]
+    points = [point for point in first if point in settings.grid and point not in skip]
+    points += [point for point in settings.grid if point not in skip and point not in points]
     if not points:
         return []
     if settings.grid_mode != "sequential" and len(points) > 1:
@@ -181,6 +189,13 @@ def train_grid(
                 return _StackedGrid(model_factory, data, n, settings, points, on_run_done,
                                 on_eval).train()
     return _train_sequential(model_factory, data, n, settings, points, on_run_done, on_eval)
+
+
+def winners_first(won: Sequence[Point], before: Sequence[Point]) -> list[Point]:
+    """The `train_grid` ``first`` order after a probe: the points that just reached ε, then
+    those that did at earlier probes. The run that succeeded at the nearest size is the
+    likeliest to succeed again."""
+    return list(won) + [p for p in before if p not in won]
 
 
 def has_stacked_forward(model: nn.Module) -> bool:
@@ -262,7 +277,8 @@ class _StackedGrid:
         del models
         self.optimizer = StackedAdam(self.params, [lr for lr, _ in points])
         self.generators = [torch.Generator().manual_seed(seed) for _, seed in points]
-        self.trackers = [RunTracker(settings, lr, seed, on_eval) for lr, seed in points]
+        self.trackers = [RunTracker(settings, lr, seed, on_eval, n, data.whole_pool)
+                         for lr, seed in points]
         self.active = list(range(len(points)))  # grid positions of the stacked runs
         # Per stacked run, the first step whose loss was non-finite (0: none yet). Kept on
         # the device and read at evaluations only, so steps need no host synchronisation.

@@ -141,18 +141,21 @@ class RunResult:
 class RunTracker:
     """The stopping rule of one run, shared by the sequential and the stacked trainers.
 
-    ``on_eval`` (lr, seed, step, loss), if given, hears every validation loss it observes.
+    ``on_eval`` (lr, seed, step, loss), if given, hears every validation loss it observes;
+    ``n`` and ``pool`` (the training-set size and the cell's whole training pool, where known)
+    tell an early-failure rule which probe it is deciding.
     """
 
     def __init__(self, settings: TrainSettings, lr: float = 0.0, seed: int = 0,
-                 on_eval: EvalCallback | None = None) -> None:
+                 on_eval: EvalCallback | None = None, n: int | None = None,
+                 pool: int | None = None) -> None:
         self.settings = settings
         self.lr, self.seed = lr, seed
         self.on_eval = on_eval
         self.best = math.inf
         self.final = math.inf
         rule = settings.early_failure
-        self._early = None if rule is None else rule.state()
+        self._early = None if rule is None else rule.state(n, pool)
 
     def observe(self, step: int, val_loss: float, train_loss: float = math.nan
                 ) -> StopReason | None:

@@ -168,7 +168,7 @@ def train_model(
     batches = TrainBatches(data, n, device)
     val_chunks = validation_chunks(data, settings, device)
     generator = torch.Generator().manual_seed(seed)
-    tracker = RunTracker(settings, lr, seed, on_eval)
+    tracker = RunTracker(settings, lr, seed, on_eval, n, data.whole_pool)
     model = seeded_model(model_factory, seed, device, settings.torch_dtype)
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)

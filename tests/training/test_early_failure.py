@@ -19,10 +19,11 @@ EPS = 1e-4
 DEFAULT = Forecast()
 
 
-def first_stop(curve, rule=DEFAULT, max_steps=1500):
-    """The step at which a run with this (step, val, train) curve stops, and why."""
+def first_stop(curve, rule=DEFAULT, max_steps=1500, n=None, pool=None):
+    """The step at which a run on ``n`` of a ``pool`` of rows with this (step, val, train)
+    curve stops, and why (None: unknown)."""
     tracker = RunTracker(TrainSettings(max_steps=max_steps, eval_every=50, epsilon=EPS,
-                                       early_failure=rule))
+                                       early_failure=rule), n=n, pool=pool)
     for step, val, train in curve:
         reason = tracker.observe(step, val, train)
         if reason is not None:
@@ -63,6 +64,19 @@ def test_the_margin_is_the_forecast_threshold():
     assert first_stop(curve, Forecast(margin=1.0)) == (150, "early_failure")
 
 
+def test_the_probe_of_the_whole_pool_is_never_decided():
+    # The Dense-SSM on all 3 words of Z_2: memorised at once, flat for thousands of steps,
+    # then ε at step 17,500 of 20,000.
+    curve = [(s, 0.7, 1e-5) for s in range(100, 17_500, 100)] + [(17_500, 5e-5, 1e-6)]
+    assert first_stop(curve, max_steps=20_000, n=3, pool=3) == (17_500, "epsilon")
+    # Below the whole pool, or where the pool is unknown, it is decided at 10% of the budget.
+    assert first_stop(curve, max_steps=20_000, n=2, pool=3) == (2_000, "early_failure")
+    assert first_stop(curve, max_steps=20_000, n=3) == (2_000, "early_failure")
+    # The first version decided it too.
+    assert first_stop(curve, Forecast(whole_pool=True), max_steps=20_000, n=3, pool=3) == (
+        2_000, "early_failure")
+
+
 def test_the_rule_is_off_by_default_and_the_budget_wins_at_the_last_step():
     curve = power_law(0.15, -0.4, 1e-3)
     assert first_stop(curve, None) == (1500, "budget")
@@ -70,6 +84,7 @@ def test_the_rule_is_off_by_default_and_the_budget_wins_at_the_last_step():
 
 
 @pytest.mark.parametrize("text, rule", [("off", None), ("OFF", None), ("forecast", Forecast()),
+                                         ("forecast-v1", Forecast(whole_pool=True)),
                                          ("2500", Patience(2500))])
 def test_parse_early_failure(text, rule):
     assert parse_early_failure(text) == rule
@@ -135,5 +150,13 @@ def test_the_protocol_records_the_rule_and_keeps_older_folders_hashes(tmp_path):
     forecast = Campaign((), dataclasses.replace(train, early_failure=Forecast()), search,
                         "tiny", tmp_path).protocol()["train"]
     assert forecast["early_failure"] == {"margin": 10.0, "gap": 0.02, "start": 0.1,
-                                         "name": "forecast"}
+                                         "whole_pool": False, "name": "forecast"}
     assert "patience_steps" not in forecast
+    # The rule's first version, which decided runs on any training set, is recorded as it
+    # was before it had whole_pool, so the folders made with it resume.
+    first = Campaign((), dataclasses.replace(train, early_failure=parse_early_failure(
+        "forecast-v1")), search, "tiny", tmp_path).protocol()["train"]
+    assert first["early_failure"] == {"margin": 10.0, "gap": 0.02, "start": 0.1,
+                                      "name": "forecast"}
+    held = json.loads((Path(__file__).parents[2] / "results/cpu/protocol.json").read_text())
+    assert held["train"]["early_failure"] == first["early_failure"]
