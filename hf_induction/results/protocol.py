@@ -21,10 +21,19 @@ class ProtocolMismatch(ValueError):
         self.differences = dict(differences)
         listed = "; ".join(f"{key}: folder {old!r}, this run {new!r}"
                            for key, (old, new) in sorted(self.differences.items()))
+        hint = next((h for key, h in RESUME_HINTS.items()
+                     if self.differences.get(key, (None,))[0] == _ABSENT), "")
         super().__init__(
-            f"{path} was written under another protocol ({listed}); use another output "
+            f"{path} was written under another protocol ({listed}); {hint}use another output "
             "folder, or --force to replace the protocol"
         )
+
+
+# What resumes a folder that lacks a key a later version of the protocol added.
+RESUME_HINTS = {
+    "train.early_failure.whole_pool": "it was made with the forecast rule's first version: "
+    "resume it with --early-failure forecast-v1, or ",
+}
 
 
 def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
