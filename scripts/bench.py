@@ -28,7 +28,7 @@ from pathlib import Path
 
 SECTIONS = {}
 # Options of single sections, set from the command line by `main`.
-OPTIONS: dict = {"cells": None, "curves": None, "record": None, "replay": None}
+OPTIONS: dict = {"cells": None, "curves": None, "record": None, "replay": None, "forecast": {}}
 
 
 def section(fn):
@@ -603,9 +603,10 @@ def _replay_early_decisions(cells: list) -> dict:
     recorded = json.loads(Path(OPTIONS["replay"]).read_text())
     # forecast-v1 decided the whole pool's probe too; "ordered" trains the points that
     # succeeded at earlier probes first, as the nstar command does.
+    rule = Forecast(**OPTIONS["forecast"])
     rules = {"off": (None, None), "forecast-v1": (parse_early_failure("forecast-v1"), None),
-             "forecast": (Forecast(), None), "forecast_ordered": (Forecast(), succeeded_first)}
-    out: dict = {"early_decisions_rule": repr(Forecast())}
+             "forecast": (rule, None), "forecast_ordered": (rule, succeeded_first)}
+    out: dict = {"early_decisions_rule": repr(rule)}
     totals = dict.fromkeys(rules, 0)
     moved: dict = {tag: [] for tag in rules}
     for dataset, config, model, _ in cells:
@@ -790,6 +791,20 @@ def bench_scheduling(quick: bool) -> dict:
     return out
 
 
+def _forecast_parameters(text: str) -> dict:
+    """``start=0.05,gap=0.05`` -> {"start": 0.05, "gap": 0.05}, checked by `Forecast`."""
+    from hf_induction.training import Forecast
+
+    try:
+        pairs = dict(item.split("=", 1) for item in text.split(",") if item)
+        kwargs = {k.strip(): float(v) for k, v in pairs.items()}
+        Forecast(**kwargs)
+    except (ValueError, TypeError) as e:
+        raise argparse.ArgumentTypeError(
+            f"expected KEY=VALUE pairs of margin, gap, start ({e})") from None
+    return kwargs
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--quick", action="store_true", help="smaller sizes, under 5 minutes")
@@ -807,6 +822,9 @@ def main(argv=None) -> int:
     p.add_argument("--replay", metavar="FILE",
                    help="early_decisions: decide the searches with and without the rule from "
                    "the curves --record wrote, without training")
+    p.add_argument("--forecast", metavar="KEY=VALUE,...", type=_forecast_parameters,
+                   default={}, help="early_decisions --replay: the forecast rule's parameters "
+                   "to replay, e.g. start=0.05,gap=0.05 (default: the rule's own)")
     p.add_argument(
         "--threads",
         type=int,
@@ -815,7 +833,7 @@ def main(argv=None) -> int:
     )
     args = p.parse_args(argv)
     OPTIONS.update(cells=args.cells, curves=args.curves, record=args.record,
-                   replay=args.replay)
+                   replay=args.replay, forecast=args.forecast)
     import torch
 
     torch.set_num_threads(args.threads)

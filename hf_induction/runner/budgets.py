@@ -44,7 +44,7 @@ BUDGETS: dict[str, Budget] = {
     # A CPU-sized budget, the default: the tiny Dense-SSM learns Z_5 words of
     # length 3-4 in a few hundred steps at these learning rates (lower ones need more than
     # 1,500 steps to reach 1e-4), and a 2 x 2 grid keeps a kappa table to minutes.
-    # The forecast rule changed no N* on the 10 benchmark cells and cut their steps 2.13x
+    # The forecast rule changed no N* on the 13 benchmark cells and cut their steps 2.15x
     # (docs/benchmarks.md, early decisions).
     # Each other model at its own rates and pace. GPT-2 leaves its loss plateaus at lr 1e-3
     # and 3e-4 within 5,000 steps (it learned cot_L5 with N* = 49 there: docs/results.md);
