@@ -28,12 +28,13 @@ flat at its memorised level from step ~1,000; Mamba on all 7 of modadd acot_L3_m
 and reported no N* (docs/benchmarks.md). It costs at most one probe at the full budget per
 search, and only in searches that reach the whole pool.
 
-The margin, gap and start were chosen on the recorded curves of the benchmark
-cells (``scripts/bench.py --only early_decisions --curves``, docs/benchmarks.md). The gap is
-what keeps N*: GPT-2's loss falls in late jumps no forecast sees coming (0.038 to 0.0006 in
-500 steps, at 62% of the budget), and its succeeding runs had a training loss of at least
-0.08× their validation loss before they did, while failing runs went down to 0.0007×; a gap
-of 0.1 stopped the run that would have succeeded and moved N* on modadd cot_L3.
+The margin, gap and start were chosen on the recorded curves of the benchmark cells
+(``scripts/bench.py --only early_decisions --record``, then ``--replay``: training/replay.py;
+docs/benchmarks.md). The gap is what keeps N*: GPT-2's loss falls in late jumps no forecast
+sees coming (0.038 to 0.0006 in 500 steps, at 62% of the budget), and its succeeding runs had
+a training loss of at least 0.08× their validation loss before they did, while failing runs
+went down to 0.0007×; a gap of 0.1 stopped the run that would have succeeded and moved N* on
+modadd cot_L3.
 
 ``patience`` is the older rule (``--early-failure STEPS``): stop when the best validation loss
 has not fallen by ``min_improvement`` within a window of steps. It ignores plateaus, and a
