@@ -8,6 +8,7 @@ last). The Space app and ``scripts/leaderboard.py`` both build on ``leaderboard_
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -31,6 +32,12 @@ def load_table(source: str | Path, table: str, *, cache_dir: str | None = None) 
     """
     import datasets
 
+    if cache_dir is None and Path(source).is_dir():
+        # `datasets` keys a local folder's cache by the folder's base name and the config,
+        # not by its files: a folder that has grown since, or another folder of the same
+        # name, would answer from a stale cache. A local folder is read afresh each time.
+        with tempfile.TemporaryDirectory() as fresh:
+            return load_table(source, table, cache_dir=fresh)
     try:
         ds = datasets.load_dataset(str(source), table, split="train", cache_dir=cache_dir)
     except datasets.exceptions.DataFilesNotFoundError:

@@ -34,3 +34,14 @@ def test_the_card_is_the_libraries_and_nstar_is_the_default(tmp_path):
                                                    "journal", "pushes"}
     assert "https://arxiv.org/abs/2602.18333" in card.text
     assert "https://arxiv.org/abs/2505.21785" in card.text
+
+
+def test_a_folder_is_read_afresh_after_it_grows_and_never_as_its_namesake(tmp_path):
+    # `datasets` caches a local folder under its base name: both folders here are "results".
+    first, second = tmp_path / "a" / "results", tmp_path / "b" / "results"
+    ResultsFolder(first).append_run("k1", {"n": 3, "success": True})
+    assert [r["n"] for r in load_table(first, "journal")] == [3]
+    ResultsFolder(first).append_run("k2", {"n": 5, "success": False})
+    assert sorted(r["n"] for r in load_table(first, "journal")) == [3, 5]
+    ResultsFolder(second).append_run("k9", {"n": 8, "success": True})
+    assert [r["n"] for r in load_table(second, "journal")] == [8]
