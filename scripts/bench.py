@@ -536,13 +536,27 @@ EARLY_DECISION_CELLS = [
 ]
 
 
-def _grid_is_stacked(dataset: str, config: str, model: str) -> bool:
+def _grid_is_stacked(model: str, vocab) -> bool:
     """Whether `train_grid` stacks this model's grid on the CPU (else runs one at a time)."""
     from hf_induction.models import build_model
     from hf_induction.training.grid import has_stacked_forward
 
-    built = build_model(model, _cell_data(dataset, config)[1], "tiny")
+    built = build_model(model, vocab, "tiny")
     return has_stacked_forward(built) and getattr(built, "stacked_grid_wins_on_cpu", False)
+
+
+def _curve_recorder(runs: dict):
+    """An ``on_eval`` for `search_cell` that appends each evaluation to ``runs``, keyed
+    "N/lr/seed" (read back by `_curve_point`)."""
+    def record(n, lr, seed, step, val, train):
+        runs.setdefault(f"{n}/{lr!r}/{seed}", []).append((step, val, train))
+    return record
+
+
+def _curve_point(key: str) -> tuple[int, tuple[float, int]]:
+    """"N/lr/seed" -> (N, (lr, seed))."""
+    n, lr, seed = key.split("/")
+    return int(n), (float(lr), int(seed))
 
 
 def _early_cells(quick: bool) -> list:
@@ -566,32 +580,19 @@ def _record_early_decisions(cells: list) -> dict:
             print(f"  {key}: recorded already", flush=True)
             continue
         runs: dict = {}
-
-        def record(n, lr, seed, step, val, train, runs=runs):
-            runs.setdefault(f"{n}/{lr!r}/{seed}", []).append((step, val, train))
+        record = _curve_recorder(runs)
         settings = TrainSettings(**budget, stop_on_first_success=False)
         r = search_cell(dataset, config, model, settings, mode="refined", n_start=8,
                         on_eval=record)
-        recorded[key] = {"budget": budget, "stacked": _grid_is_stacked(dataset, config, model),
-                         "pool": _cell_data(dataset, config)[0].train_input_ids.shape[0],
-                         "runs": runs}
+        data, vocab = _cell_data(dataset, config)
+        recorded[key] = {"budget": budget, "stacked": _grid_is_stacked(model, vocab),
+                         "pool": data.whole_pool, "runs": runs}
         path.write_text(json.dumps(recorded))
         out[f"early_decisions_{key}_recorded"] = (
             f"N* {r['n_star']} ({r['largest_failing']}, {r['n_star']}] steps {r['steps']} "
             f"wall {r['wall_s']:.0f}s")
         print(f"  {key}: {out[f'early_decisions_{key}_recorded']}", flush=True)
     return out
-
-
-def succeeded_first(n: int, earlier: list) -> list:
-    """Run order for a probe, as `JournalProbe` gives it: the points that reached ε at the
-    latest probe first, then at the earlier ones (`training.grid.winners_first`)."""
-    from hf_induction.training.grid import winners_first
-
-    order: list = []
-    for _, won in earlier:
-        order = winners_first(won, order)
-    return order
 
 
 def _replay_early_decisions(cells: list) -> dict:
@@ -604,8 +605,8 @@ def _replay_early_decisions(cells: list) -> dict:
     # forecast-v1 decided the whole pool's probe too; "ordered" trains the points that
     # succeeded at earlier probes first, as the nstar command does.
     rule = Forecast(**OPTIONS["forecast"])
-    rules = {"off": (None, None), "forecast-v1": (parse_early_failure("forecast-v1"), None),
-             "forecast": (rule, None), "forecast_ordered": (rule, succeeded_first)}
+    rules = {"off": (None, False), "forecast-v1": (parse_early_failure("forecast-v1"), False),
+             "forecast": (rule, False), "forecast_ordered": (rule, True)}
     out: dict = {"early_decisions_rule": repr(rule)}
     totals = dict.fromkeys(rules, 0)
     moved: dict = {tag: [] for tag in rules}
@@ -617,15 +618,16 @@ def _replay_early_decisions(cells: list) -> dict:
         cell = recorded[key]
         curves: dict = {}
         for name, curve in cell["runs"].items():
-            n, lr, seed = name.split("/")
-            curves.setdefault(int(n), {})[(float(lr), int(seed))] = curve
+            n, point = _curve_point(name)
+            curves.setdefault(n, {})[point] = curve
         found = {}
-        for tag, (rule, order) in rules.items():
+        for tag, (rule, ordered) in rules.items():
             settings = TrainSettings(**cell["budget"], early_failure=rule)
             search = SearchSettings(mode="refined", n_start=8,
                                     n_max=settings.max_steps * settings.batch_size)
             try:
-                r = replay_search(curves, cell["pool"], search, settings, cell["stacked"], order)
+                r = replay_search(curves, cell["pool"], search, settings, cell["stacked"],
+                                  ordered)
                 found[tag] = (r.n_star, r.largest_failing, r.total_steps)
             except Unrecorded as e:
                 found[tag] = (f"moved (the replay reached {e.args[0]})", None, 0)
@@ -670,10 +672,8 @@ def bench_early_decisions(quick: bool) -> dict:
             settings = TrainSettings(**budget, early_failure=rule)
             record = None
             if tag == "off" and OPTIONS["curves"]:
-                cell_curves = curves.setdefault(key, {"budget": budget, "runs": {}})["runs"]
-
-                def record(n, lr, seed, step, val, train, runs=cell_curves):
-                    runs.setdefault(f"{n}/{lr}/{seed}", []).append((step, val, train))
+                record = _curve_recorder(
+                    curves.setdefault(key, {"budget": budget, "runs": {}})["runs"])
             found[tag] = r = search_cell(dataset, config, model, settings, mode="refined",
                                          n_start=8, on_eval=record, ordered=rule is not None)
             if record is not None:

@@ -13,9 +13,9 @@ and at the next evaluation when replayed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-from .grid import Point
+from .grid import Point, winners_first
 from .settings import RunTracker, StopReason, TrainSettings
 
 # (step, validation loss, mean training loss since the previous evaluation), per evaluation.
@@ -77,24 +77,23 @@ def replay_probe(curves: Mapping[Point, Curve], n: int, settings: TrainSettings,
     return bool(ends), steps, list(ends)
 
 
-OrderFn = Callable[[int, list[tuple[int, list[Point]]]], Sequence[Point] | None]
-
-
 def replay_search(curves: Mapping[int, Mapping[Point, Curve]], pool_size: int, search,
-                  settings: TrainSettings, stacked: bool, order: OrderFn | None = None):
+                  settings: TrainSettings, stacked: bool, ordered: bool = False):
     """The `SearchResult` of ``search`` (SearchSettings) replayed from ``curves`` (per N, per
-    point); ``order(n, earlier)`` may reorder a probe's runs given the earlier probes'
-    (n, winners). Raises `Unrecorded` where the replay leaves the recorded path."""
+    point); ``ordered`` trains first the points that succeeded at earlier probes, as
+    `runner.probe.JournalProbe` does. Raises `Unrecorded` where the replay leaves the
+    recorded path."""
     from ..search import ProbeOutcome, run_search
 
-    earlier: list[tuple[int, list[Point]]] = []
+    winners: list[Point] = []
 
     def probe(n: int) -> ProbeOutcome:
+        nonlocal winners
         if n not in curves:
             raise Unrecorded(f"N = {n}")
-        success, steps, winners = replay_probe(
-            curves[n], n, settings, stacked, order(n, earlier) if order else None, pool_size)
-        earlier.append((n, winners))
+        success, steps, won = replay_probe(curves[n], n, settings, stacked,
+                                           winners if ordered else None, pool_size)
+        winners = winners_first(won, winners)
         return ProbeOutcome(n=n, success=success, steps=steps)
 
     return run_search(probe, pool_size, search)
