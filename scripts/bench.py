@@ -10,7 +10,8 @@ stacked Dense-SSMs against 15 separate ones per state size), grid_speedup (15 se
 runs over the stacked grid, same steps), search_speedup_vs_trainer (a whole N* search with
 transformers.Trainer over ours, same budget, both N*, and the steps spent against the paper
 protocol), early_failure (N* with and without the patience rule on small cells), early_decisions
-(refined searches of 11 cells with the default forecast rule and without it: N*, steps),
+(refined searches of 13 cells with the default forecast rule and without it: N*, steps; with
+--replay also the first rule, the known-fate bounds and where the rule's steps go),
 threads (searches per hour: 1 process x 2 threads vs 2 processes x 1 thread), scheduling
 (a skewed fake campaign's makespan over its lower bound, static split against the dynamic
 queue, at 2, 4 and 8 processes).
@@ -595,20 +596,55 @@ def _record_early_decisions(cells: list) -> dict:
     return out
 
 
+def _spent_where(log: list, pool: int, epsilon: float, curves: dict) -> dict:
+    """Where a replayed search's steps went: the runs that reached ε, the whole pool's
+    probe, runs the rule stopped, runs stacked beside a winner until it won, and failing
+    runs the rule let train on, split by whether they
+    ended within 10x ε (converging slowly) or never memorised (the plateaus the rule spares
+    by design)."""
+    where = dict.fromkeys(("reached_eps", "whole_pool", "stopped_by_rule", "beside_the_winner",
+                           "within_10x_eps", "never_memorised", "other_failing"), 0)
+    for n, runs in log:
+        for point, reason, steps in runs:
+            seen = [(v, t) for s, v, t in curves[n][point] if s <= steps]
+            if reason == "epsilon":
+                part = "reached_eps"
+            elif n >= pool:
+                part = "whole_pool"
+            elif reason == "early_failure":
+                part = "stopped_by_rule"
+            elif reason == "probe_decided":  # stacked beside the run that reached ε
+                part = "beside_the_winner"
+            elif seen and min(v for v, _ in seen) < 10 * epsilon:
+                part = "within_10x_eps"
+            elif not any(t <= 0.02 * v for v, t in seen):
+                part = "never_memorised"
+            else:
+                part = "other_failing"
+            where[part] += steps
+    return where
+
+
 def _replay_early_decisions(cells: list) -> dict:
-    """Each recorded cell replayed without the rule and with it (`training.replay`)."""
+    """Each recorded cell replayed without the rule and with it (`training.replay`), and
+    under the known-fate bound (`replay.KnownFate`) that no stopping rule can beat."""
     from hf_induction.search import SearchSettings
     from hf_induction.training import Forecast, TrainSettings, parse_early_failure
-    from hf_induction.training.replay import Unrecorded, replay_search
+    from hf_induction.training.replay import KnownFate, Unrecorded, replay_search
 
     recorded = json.loads(Path(OPTIONS["replay"]).read_text())
     # forecast-v1 decided the whole pool's probe too; "ordered" trains the points that
-    # succeeded at earlier probes first, as the nstar command does.
+    # succeeded at earlier probes first, as the nstar command does; the known_fate columns
+    # bound any rule, and any rule that waits at the whole pool as forecast does.
     rule = Forecast(**OPTIONS["forecast"])
-    rules = {"off": (None, False), "forecast-v1": (parse_early_failure("forecast-v1"), False),
-             "forecast": (rule, False), "forecast_ordered": (rule, True)}
+    rules = {"off": (None, False, None),
+             "forecast-v1": (parse_early_failure("forecast-v1"), False, None),
+             "forecast": (rule, False, None), "forecast_ordered": (rule, True, None),
+             "known_fate": (None, False, KnownFate()),
+             "known_fate_waiting_at_whole_pool": (None, False, KnownFate(whole_pool=False))}
     out: dict = {"early_decisions_rule": repr(rule)}
     totals = dict.fromkeys(rules, 0)
+    where_total: dict = {}
     moved: dict = {tag: [] for tag in rules}
     for dataset, config, model, _ in cells:
         key = f"{dataset}/{config}/{model}"
@@ -621,13 +657,14 @@ def _replay_early_decisions(cells: list) -> dict:
             n, point = _curve_point(name)
             curves.setdefault(n, {})[point] = curve
         found = {}
-        for tag, (rule, ordered) in rules.items():
+        for tag, (rule, ordered, fate) in rules.items():
             settings = TrainSettings(**cell["budget"], early_failure=rule)
             search = SearchSettings(mode="refined", n_start=8,
                                     n_max=settings.max_steps * settings.batch_size)
+            log: list = []
             try:
                 r = replay_search(curves, cell["pool"], search, settings, cell["stacked"],
-                                  ordered)
+                                  ordered, fate, log)
                 found[tag] = (r.n_star, r.largest_failing, r.total_steps)
             except Unrecorded as e:
                 found[tag] = (f"moved (the replay reached {e.args[0]})", None, 0)
@@ -636,6 +673,10 @@ def _replay_early_decisions(cells: list) -> dict:
             out[f"early_decisions_{key}_{tag}"] = f"N* {n_star} ({failing}, {n_star}] steps {steps}"
             if tag != "off" and found[tag][:2] != found["off"][:2]:
                 moved[tag].append(key)
+            if tag == "forecast_ordered":
+                for part, spent in _spent_where(log, cell["pool"], settings.epsilon,
+                                                curves).items():
+                    where_total[part] = where_total.get(part, 0) + spent
         for tag in rules:
             if tag != "off" and found[tag][2]:
                 out[f"early_decisions_{key}_{tag}_ratio"] = found["off"][2] / found[tag][2]
@@ -645,6 +686,10 @@ def _replay_early_decisions(cells: list) -> dict:
         if tag != "off":
             out[f"early_decisions_{tag}_nstar_moved"] = ", ".join(moved[tag]) or "none"
             out[f"early_decisions_{tag}_steps_ratio"] = totals["off"] / max(totals[tag], 1)
+    # Where the rule's steps go, as fractions of its total (the default rule, ordered runs).
+    spent = max(sum(where_total.values()), 1)
+    for part, steps in where_total.items():
+        out[f"early_decisions_forecast_spent_{part}"] = f"{steps} ({steps / spent:.0%})"
     return out
 
 

@@ -7,7 +7,13 @@ import pytest
 from hf_induction.search import SearchSettings, run_search
 from hf_induction.search.outcome import ProbeOutcome
 from hf_induction.training import Forecast, TrainData, TrainSettings, train_grid
-from hf_induction.training.replay import Unrecorded, replay_probe, replay_search
+from hf_induction.training.replay import (
+    KnownFate,
+    Unrecorded,
+    replay_probe,
+    replay_runs,
+    replay_search,
+)
 from tests.training.helpers import EmbedLinear, echo_data
 
 BASE = TrainSettings(max_steps=200, eval_every=10, lrs=(1e-3, 3e-2), seeds=(1, 2), epsilon=0.05,
@@ -39,8 +45,11 @@ def record(data, n, settings):
 def test_a_replayed_probe_spends_and_decides_what_training_does(mode, data, n, rule, first):
     settings = dataclasses.replace(BASE, grid_mode=mode, early_failure=rule)
     trained = train_grid(lambda: EmbedLinear(hidden=32), data, n, settings, first=first)
-    success, steps, winners = replay_probe(record(data, n, settings), n, settings,
-                                           stacked=mode == "stacked", order=first)
+    curves = record(data, n, settings)
+    success, steps, winners = replay_probe(curves, n, settings, stacked=mode == "stacked",
+                                           order=first)
+    runs = replay_runs(curves, n, settings, stacked=mode == "stacked", order=first)
+    assert sorted(runs) == sorted(((r.lr, r.seed), r.stop_reason, r.steps) for r in trained)
     assert success == any(r.success for r in trained)
     assert steps == sum(r.steps for r in trained)
     assert sorted(winners) == sorted((r.lr, r.seed) for r in trained if r.success)
@@ -86,3 +95,28 @@ def test_a_curve_that_ends_before_its_run_is_refused():
         replay_probe({(1e-3, 1): curve}, 8, dataclasses.replace(BASE, lrs=(1e-3,), seeds=(1,)),
                      stacked=False)
 
+
+
+@pytest.mark.parametrize("stacked", [False, True])
+def test_the_known_fate_bound_stops_only_the_runs_that_never_reach_epsilon(stacked):
+    settings = dataclasses.replace(BASE, early_failure=None)
+    grid = list(settings.grid)
+    # Two runs reach ε (at steps 30 and 50), two never do; evaluations every 10 steps.
+    curves = {grid[0]: [(s, 1.0, 1.0) for s in range(10, 201, 10)],
+              grid[1]: [(10, 1.0, 1.0), (20, 0.5, 0.5), (30, 0.01, 0.01)],
+              grid[2]: [(s, 0.5, 0.5) for s in range(10, 201, 10)],
+              grid[3]: [(10, 1.0, 1.0), (20, 0.5, 0.5), (30, 0.2, 0.2), (40, 0.1, 0.1),
+                        (50, 0.01, 0.01)]}
+    known = replay_runs(curves, 24, settings, stacked, fate=KnownFate())
+    # One by one, the run after the first success is never trained.
+    assert [p for p, r, _ in known if r == "early_failure"] == (
+        [grid[0], grid[2]] if stacked else [grid[0]])
+    assert all(s == 10 for _, r, s in known if r == "early_failure")
+    # The run to ε at step 30 decides the probe; the one at 50 is spared or cut at 30.
+    assert (grid[1], "epsilon", 30) in known
+    assert (grid[3], "probe_decided", 30 if stacked else 0) in known
+    # Left to the full budget on the whole pool's probe when asked, as Forecast leaves it.
+    waiting = replay_runs(curves, 24, settings, stacked, pool=24,
+                          fate=KnownFate(whole_pool=False))
+    assert waiting == replay_runs(curves, 24, settings, stacked, pool=24)
+    assert sum(s for *_, s in known) < sum(s for *_, s in waiting)
