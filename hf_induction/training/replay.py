@@ -47,7 +47,7 @@ def replay_run(curve: Curve, settings: TrainSettings, n: int, pool: int | None =
     ``n`` rows of a training pool of ``pool`` (under ``fate``, if given, in place of the
     settings' rule)."""
     if fate is not None and fate.decides(n, pool) and not any(
-            v < settings.epsilon for _, v, _ in curve if _ <= settings.max_steps):
+            v < settings.epsilon for step, v, _ in curve if step <= settings.max_steps):
         return "early_failure", curve[0][0] if curve else 0
     tracker = RunTracker(settings, n=n, pool=pool)
     for step, val_loss, train_loss in curve:
