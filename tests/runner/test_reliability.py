@@ -237,8 +237,11 @@ def test_ctrl_c_is_one_line_and_a_rerun_resumes(tmp_path, signum, code):
     out = tmp_path / "interrupted"
     # Every run to its budget, so that the search is still running when the signal comes.
     base = [*BASE, "--early-failure", "off", "--max-steps", "600"]
+    # As from a terminal: a shell's background job (`.ci/run &`) starts with SIGINT ignored,
+    # and the child would inherit that and never see the Ctrl-C.
     proc = subprocess.Popen([sys.executable, NSTAR, *base, "--out", str(out)], env=env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     journal = out / "journal" / "rank0.jsonl"
     deadline = time.time() + 120
     while time.time() < deadline and not (journal.exists() and journal.read_text().strip()):
