@@ -596,12 +596,12 @@ def _record_early_decisions(cells: list) -> dict:
     return out
 
 
-def _spent_where(log: list, pool: int, epsilon: float, curves: dict) -> dict:
+def _spent_where(log: list, pool: int, epsilon: float, curves: dict, rule) -> dict:
     """Where a replayed search's steps went: the runs that reached ε, the whole pool's
     probe, runs the rule stopped, runs stacked beside a winner until it won, and failing
-    runs the rule let train on, split by whether they
-    ended within 10x ε (converging slowly) or never memorised (the plateaus the rule spares
-    by design)."""
+    runs the rule let train on, split by whether they came within the rule's margin of ε
+    (converging slowly) or never memorised by the rule's gap (the plateaus it spares by
+    design)."""
     where = dict.fromkeys(("reached_eps", "whole_pool", "stopped_by_rule", "beside_the_winner",
                            "within_10x_eps", "never_memorised", "other_failing"), 0)
     for n, runs in log:
@@ -615,9 +615,9 @@ def _spent_where(log: list, pool: int, epsilon: float, curves: dict) -> dict:
                 part = "stopped_by_rule"
             elif reason == "probe_decided":  # stacked beside the run that reached ε
                 part = "beside_the_winner"
-            elif seen and min(v for v, _ in seen) < 10 * epsilon:
+            elif seen and min(v for v, _ in seen) < rule.margin * epsilon:
                 part = "within_10x_eps"
-            elif not any(t <= 0.02 * v for v, t in seen):
+            elif not any(t <= rule.gap * v for v, t in seen):
                 part = "never_memorised"
             else:
                 part = "other_failing"
@@ -675,7 +675,7 @@ def _replay_early_decisions(cells: list) -> dict:
                 moved[tag].append(key)
             if tag == "forecast_ordered":
                 for part, spent in _spent_where(log, cell["pool"], settings.epsilon,
-                                                curves).items():
+                                                curves, rule).items():
                     where_total[part] = where_total.get(part, 0) + spent
         for tag in rules:
             if tag != "off" and found[tag][2]:
