@@ -42,12 +42,16 @@ def vocabulary(vocab) -> tuple[int, dict[str, int]]:
     return int(vocab.size), dict(vocab.special_token_ids())
 
 
-def _clear_foreign_tokens(config: PreTrainedConfig, tokens: dict[str, int]) -> None:
-    """A base config's own BOS/EOS/PAD (GPT-2's 50256) that the vocabulary cannot hold."""
-    for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
-        value = getattr(config, key, None)
-        if key not in tokens and isinstance(value, int) and value >= config.vocab_size:
-            setattr(config, key, None)
+def _foreign_tokens(defaults: dict, tokens: dict[str, int], vocab_size: int) -> dict:
+    """None for each of a base config's own BOS/EOS/PAD (GPT-2's 50256) that the vocabulary
+    cannot hold, so the config is built without them (transformers warns at construction)."""
+    return {
+        key: None
+        for key in ("bos_token_id", "eos_token_id", "pad_token_id")
+        if key not in tokens
+        and isinstance(defaults.get(key), int)
+        and defaults[key] >= vocab_size
+    }
 
 
 def _check_overrides(cls: type[PreTrainedConfig], overrides: dict, name: str) -> None:
@@ -72,18 +76,17 @@ def build_config(name: str, vocab_size, preset: str = "tiny", **overrides) -> Pr
             for k, v in base.to_dict().items()
             if k not in ("transformers_version", "model_type")
         }
-        config = type(base)(**{**fields, **tokens, **overrides, "vocab_size": vocab_size})
-        _clear_foreign_tokens(config, tokens)
-        return config
+        foreign = _foreign_tokens(fields, tokens, vocab_size)
+        return type(base)(
+            **{**fields, **foreign, **tokens, **overrides, "vocab_size": vocab_size}
+        )
     cls = config_class(name)
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; allowed: {list(PRESETS)}")
     _check_overrides(cls, overrides, name)
-    config = cls(
-        **{**PRESETS[preset][name], **tokens, **overrides, "vocab_size": vocab_size}
-    )
-    _clear_foreign_tokens(config, tokens)
-    return config
+    fields = PRESETS[preset][name]
+    foreign = _foreign_tokens({**cls().to_dict(), **fields}, tokens, vocab_size)
+    return cls(**{**fields, **foreign, **tokens, **overrides, "vocab_size": vocab_size})
 
 
 def build_model(name: str, vocab_size, preset: str = "tiny", **overrides) -> PreTrainedModel:

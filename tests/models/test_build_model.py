@@ -3,7 +3,7 @@ import json
 import pytest
 import torch
 
-from hf_induction.models import MODEL_NAMES, PRESETS, build_model, model_config_hash
+from hf_induction.models import MODEL_NAMES, PRESETS, build_config, build_model, model_config_hash
 from hf_induction.tasks import Vocab
 
 
@@ -66,10 +66,29 @@ def test_bad_inputs_raise_value_error_naming_allowed_values(args, kwargs, messag
         build_model(*args, **kwargs)
 
 
-def test_a_bare_size_sets_no_special_tokens_and_clears_foreign_ones():
-    gpt2 = build_model("gpt2", vocab_size=9).config
-    # GPT-2's own 50256 cannot be a token of a 9-token vocabulary.
+def test_a_bare_size_sets_no_special_tokens_and_clears_foreign_ones(tmp_path):
+    import logging
+
+    from transformers import GPT2Config
+    from transformers.utils import logging as hf_logging
+
+    GPT2Config(n_layer=1, n_embd=8, n_head=2).save_pretrained(tmp_path)
+    warned = []
+    handler = logging.Handler()
+    handler.emit = lambda record: warned.append(record.getMessage())
+    hf_logging.warning_once.cache_clear()  # an earlier test may have spent the one warning
+    logging.getLogger("transformers").addHandler(handler)
+    try:
+        gpt2 = build_model("gpt2", vocab_size=9).config
+        hub = build_config(f"hf:{tmp_path}", vocab_size=9)
+    finally:
+        logging.getLogger("transformers").removeHandler(handler)
+    # GPT-2's own 50256 cannot be a token of a 9-token vocabulary...
     assert (gpt2.bos_token_id, gpt2.eos_token_id) == (None, None)
+    assert (hub.bos_token_id, hub.eos_token_id) == (None, None)
+    # ...and it is left out when the config is built, not cleared after transformers has
+    # warned that it lies outside the vocabulary.
+    assert not [m for m in warned if "50256" in m]
     task = build_model("gpt2", vocab_size=Vocab(5)).config
     assert (task.vocab_size, task.bos_token_id, task.eos_token_id, task.pad_token_id) == (
         9, 5, 7, 8)
