@@ -75,6 +75,9 @@ class JournalProbe:
         start = time.perf_counter()
         grid = self.settings.grid
         recorded = {p: r for p in grid if (r := self.folder.find_run(self.run_key(n, *p)))}
+        # What the recalled runs cost when they were trained, in an earlier sitting: without
+        # it a resumed search's wall time would count only its last sitting.
+        recalled_s = sum(float(r.get("wall_s") or 0.0) for r in recorded.values())
         decided = self.settings.stop_on_first_success and any(
             r["success"] for r in recorded.values())
         if not decided and len(recorded) < len(grid):
@@ -97,5 +100,5 @@ class JournalProbe:
             n=n, success=any(r["success"] for r in runs),
             best_val_loss=min(losses, default=math.inf),
             steps=sum(int(r["steps"]) for r in runs), runs=runs,
-            wall_s=time.perf_counter() - start,
+            wall_s=time.perf_counter() - start + recalled_s,
         )

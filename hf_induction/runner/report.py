@@ -163,7 +163,9 @@ def compute_table(rows: Sequence[NstarRow]) -> list[list[str]]:
         steps = sum(r.total_steps for r in rs)
         cpu_h = sum(r.wall_s * threads_of(r) for r in rs) / 3600
         paper = probes * PAPER_STEPS_PER_PROBE
-        out.append([model, str(len(rs)), str(probes), fmt(sum(len(runs_of(r)) for r in rs)),
+        # A run the probe's first success spared is journaled with 0 steps: not trained.
+        trained = sum(int(run.get("steps") or 0) > 0 for r in rs for run in runs_of(r))
+        out.append([model, str(len(rs)), str(probes), fmt(trained),
                     fmt(steps), f"{cpu_h:.2f}", fmt(paper), f"{paper / max(steps, 1):,.0f}×"])
     return out
 

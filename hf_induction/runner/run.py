@@ -5,7 +5,6 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
-import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -229,7 +228,6 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
                   f"(best val loss {outcome.best_val_loss:.2e}, {outcome.steps:,} steps)")
         return outcome
 
-    start = time.perf_counter()
     try:
         result = run_search(traced, probe.pool_size, search)
     finally:
@@ -240,7 +238,9 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
         result, search, key=skey, dataset=job.cell.dataset, config=str(job.cell),
         model=job.model, model_config_hash=fields["model_config_hash"],
         epsilon=train.epsilon, protocol_hash=protocol_hash, git_commit=_git_commit(),
-        hardware=_hardware(train.device), wall_s=time.perf_counter() - start,
+        # wall_s: the probes' summed time, which counts runs recalled from an earlier
+        # sitting at what they cost then, so a resumed search reports all of its compute.
+        hardware=_hardware(train.device),
     )
     folder.append_nstar(row)
     return row

@@ -19,7 +19,8 @@ class ProbeOutcome:
         steps: training steps spent in this probe, summed over its runs; runs answered
             from the journal count with the steps they originally took.
         runs: one plain dict per training run (what the journal holds for it).
-        wall_s: wall-clock seconds spent in this probe.
+        wall_s: wall-clock seconds spent in this probe; runs answered from the journal
+            count with the time they originally took, as their steps do.
     """
 
     n: int

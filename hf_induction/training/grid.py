@@ -198,6 +198,24 @@ def winners_first(won: Sequence[Point], before: Sequence[Point]) -> list[Point]:
     return list(won) + [p for p in before if p not in won]
 
 
+class TimeShares:
+    """Each stacked run's share of the grid's wall time: the time between two evaluations
+    is split evenly among the runs trained in it. The shares add up to the grid's time, so
+    a probe costs the sum of its runs' ``wall_s`` whether they were stacked or not."""
+
+    def __init__(self, runs: int, start: float):
+        self.shares = [0.0] * runs
+        self.last = start
+
+    def charge(self, active: Sequence[int], now: float) -> None:
+        """Split the time since the last charge among the ``active`` runs."""
+        if active:
+            each = (now - self.last) / len(active)
+            for run in active:
+                self.shares[run] += each
+        self.last = now
+
+
 def has_stacked_forward(model: nn.Module) -> bool:
     """Whether ``model`` declares a hand-batched ``stacked_forward(params, input_ids)``.
 
@@ -288,7 +306,7 @@ class _StackedGrid:
         self.train_sum = torch.zeros(len(points), dtype=torch.float64, device=self.device)
         self.train_count = 0
         self.results: dict[int, RunResult] = {}
-        self.start = time.perf_counter()
+        self.clock = TimeShares(len(points), time.perf_counter())
 
     def _hand_batched(self, params, buffers, input_ids: torch.Tensor) -> torch.Tensor:
         """``stacked_forward``; a validation batch ``[B, T]`` is shared by every run."""
@@ -349,6 +367,7 @@ class _StackedGrid:
         self.train_sum.zero_()
         self.train_count = 0
         val_losses = self._validation_losses()
+        self.clock.charge(self.active, time.perf_counter())
         ending: dict[int, tuple[StopReason, int]] = {}
         for slot, run in enumerate(self.active):
             if bad_steps[slot]:
@@ -362,12 +381,12 @@ class _StackedGrid:
                 ending.setdefault(slot, ("probe_decided", step))
         if not ending:
             return
-        wall_s = time.perf_counter() - self.start
         for slot in sorted(ending, key=lambda s: self.active[s]):
             run = self.active[slot]
             reason, steps = ending[slot]
             lr, seed = self.points[run]
-            self.results[run] = self.trackers[run].result(lr, seed, steps, wall_s, reason)
+            self.results[run] = self.trackers[run].result(
+                lr, seed, steps, self.clock.shares[run], reason)
             if self.on_run_done is not None:
                 self.on_run_done(self.results[run])
         self._keep([slot for slot in range(len(self.active)) if slot not in ending])

@@ -124,8 +124,9 @@ class RunResult:
 
     ``best_val_loss`` and ``final_val_loss`` are ``inf`` when the run ended before its first
     evaluation. ``steps`` counts optimizer steps taken, plus the step whose loss turned
-    non-finite. In stacked mode ``wall_s`` is the grid's elapsed time when the run ended
-    (the runs share the device), so the probe's cost is the largest ``wall_s``, not the sum.
+    non-finite. ``wall_s`` is the time the run cost: its own when runs train one at a time,
+    its share of the grid's time in stacked mode (the runs share the device; `TimeShares`),
+    so a probe's cost is the sum of its runs' ``wall_s`` either way.
     """
 
     lr: float

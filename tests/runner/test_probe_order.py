@@ -12,7 +12,7 @@ GRID_ARGS = ["--dataset", "modadd", "--config", "acot_L3_m3", "--model", "dense_
 WINS = {(0.01, 20)}  # the only point that reaches ε, at every size
 
 
-def fake_train_grid(calls):
+def fake_train_grid(calls, wall_s=0.0):
     """Trains nothing: records each call's ``first`` and ends the runs in training order,
     the way the sequential trainer does (the first success spares the rest)."""
     def train_grid(factory, data, n, settings, on_run_done=None, skip=(), on_eval=None,
@@ -26,7 +26,7 @@ def fake_train_grid(calls):
             steps = 0 if decided else 100 if success else 1500
             result = RunResult(lr=lr, seed=seed, success=success,
                                best_val_loss=5e-5 if success else 0.5, final_val_loss=0.5,
-                               steps=steps, wall_s=0.0,
+                               steps=steps, wall_s=0.0 if decided else wall_s,
                                stop_reason="probe_decided" if decided else
                                "epsilon" if success else "budget")
             decided = decided or success
@@ -76,3 +76,14 @@ def test_the_order_never_changes_the_outcome(tmp_path, monkeypatch, wins):
     assert outcome.success == bool(wins)
     assert calls[0][2][0] == (0.01, 10)
     assert probe.winners == [*sorted(wins), (0.01, 10)]
+
+
+def test_a_recalled_run_counts_the_time_it_took_when_trained(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(probe_module, "train_grid", fake_train_grid(calls, wall_s=50.0))
+    trained = make_probe(tmp_path / "out")(16)
+    assert trained.wall_s < 50.0  # the fake trains in no time; its runs only claim 50 s each
+    # A new sitting recalls the four runs: the probe costs what they cost then (the search
+    # row sums its probes), so a resumed search's compute counts every sitting.
+    recalled = make_probe(tmp_path / "out")(16)
+    assert len(calls) == 1 and 4 * 50.0 <= recalled.wall_s < 4 * 50.0 + 10.0

@@ -86,6 +86,16 @@ def test_compute_counts_cpu_hours_and_the_paper_steps_of_the_same_probes():
     assert line[:2] == ["lstm", "2"] and line[5] == "1.00"
     assert line[6] == f"{6 * PAPER_STEPS_PER_PROBE:,}"
     assert line[7] == f"{6 * PAPER_STEPS_PER_PROBE // 4000:,}×"
+    assert line[3] == "6"  # 3 + 3 journaled runs, each with steps
+
+
+def test_compute_counts_as_trained_only_the_runs_that_took_steps():
+    spared = {"n": 8, "lr": 0.003, "seed": 20, "steps": 0, "stop_reason": "probe_decided"}
+    r = row("acot_L2", 5, 4)
+    probes = json.loads(r.probes)
+    probes[0]["runs"] = [*probes[0]["runs"], spared, spared]
+    (line,) = compute_table([dataclasses.replace(r, probes=json.dumps(probes))])
+    assert line[3] == "3"
 
 
 def test_nstar_against_group_size_pairs_cells_that_differ_only_in_the_group():

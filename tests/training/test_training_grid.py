@@ -132,6 +132,27 @@ def test_stacked_grid_is_deterministic(data):
     assert strip[0] == strip[1]
 
 
+def test_time_shares_split_each_interval_among_the_runs_trained_in_it():
+    clock = grid.TimeShares(3, start=10.0)
+    clock.charge([0, 1, 2], now=13.0)  # 3 s, three runs: 1 s each
+    clock.charge([1, 2], now=17.0)  # run 0 retired: 4 s between two runs
+    clock.charge([], now=20.0)  # nothing trained: nobody is charged
+    assert clock.shares == [1.0, 3.0, 3.0]
+
+
+def test_stacked_runs_share_the_grid_time_instead_of_each_counting_all_of_it(data):
+    import time
+
+    settings = TrainSettings(max_steps=40, eval_every=10, lrs=(1e-1, 1e-5), seeds=(1, 2),
+                             stop_on_first_success=False, grid_mode="stacked")
+    start = time.perf_counter()
+    results = train_grid(EmbedLinear, data, 24, settings)
+    elapsed = time.perf_counter() - start
+    assert all(r.wall_s > 0 for r in results)
+    # The shares partition the grid's time: their sum is the probe's cost, not R times it.
+    assert sum(r.wall_s for r in results) <= elapsed
+
+
 def test_model_without_vmap_falls_back_to_sequential(data, caplog, monkeypatch):
     monkeypatch.setattr(grid, "_LOGGED_VERDICTS", set())
     settings = TrainSettings(max_steps=10, eval_every=5, lrs=(1e-2,), seeds=(1, 2))
