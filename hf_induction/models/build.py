@@ -68,24 +68,22 @@ def build_config(name: str, vocab_size, preset: str = "tiny", **overrides) -> Pr
     """The config `build_model` would use, without building the model."""
     vocab_size, tokens = vocabulary(vocab_size)
     if name.startswith(HF_PREFIX):
-        path = name[len(HF_PREFIX) :]
-        base = AutoConfig.from_pretrained(path)
-        _check_overrides(type(base), overrides, name)
+        base = AutoConfig.from_pretrained(name[len(HF_PREFIX) :])
+        cls = type(base)
         fields = {
             k: v
             for k, v in base.to_dict().items()
             if k not in ("transformers_version", "model_type")
         }
-        foreign = _foreign_tokens(fields, tokens, vocab_size)
-        return type(base)(
-            **{**fields, **foreign, **tokens, **overrides, "vocab_size": vocab_size}
-        )
-    cls = config_class(name)
-    if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r}; allowed: {list(PRESETS)}")
+        defaults = fields
+    else:
+        cls = config_class(name)
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; allowed: {list(PRESETS)}")
+        fields = PRESETS[preset][name]
+        defaults = {**cls().to_dict(), **fields}
     _check_overrides(cls, overrides, name)
-    fields = PRESETS[preset][name]
-    foreign = _foreign_tokens({**cls().to_dict(), **fields}, tokens, vocab_size)
+    foreign = _foreign_tokens(defaults, tokens, vocab_size)
     return cls(**{**fields, **foreign, **tokens, **overrides, "vocab_size": vocab_size})
 
 

@@ -238,9 +238,9 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
         result, search, key=skey, dataset=job.cell.dataset, config=str(job.cell),
         model=job.model, model_config_hash=fields["model_config_hash"],
         epsilon=train.epsilon, protocol_hash=protocol_hash, git_commit=_git_commit(),
-        # wall_s: the probes' summed time, which counts runs recalled from an earlier
-        # sitting at what they cost then, so a resumed search reports all of its compute.
         hardware=_hardware(train.device),
+        # No wall_s: the row takes the probes' summed time, which counts runs recalled from
+        # an earlier sitting at what they cost then, so a resumed search reports all of it.
     )
     folder.append_nstar(row)
     return row
