@@ -9,13 +9,10 @@ Then ``load_dataset("build/hub/induction-bias/modadd", "acot_L20")`` works offli
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from hf_induction.commands.parsing import Parser, nonnegative_int, output_folder, repo_id
 from hf_induction.tasks import DATASETS, parse
-
-# The dataset cards' templates, beside the builders at the root of the repository.
-BUILDERS = Path(__file__).resolve().parents[2] / "dataset_builders"
+from hf_induction.templates import dataset_card_template
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,12 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--train-size must be >= 0, got {args.train_size}")
     except ValueError as e:
         p.error(str(e))
-    card = BUILDERS / args.dataset / "README.md"
-    if not card.exists():
-        print(f"build_datasets.py: error: the dataset card template {card} is missing (it "
-              "ships with the repository, not the wheel)", file=sys.stderr)
-        return 2
-    template = card.read_text()
+    template = dataset_card_template(args.dataset)
     from hf_induction.data import build_folder  # after the arguments: usage errors are fast
 
     try:

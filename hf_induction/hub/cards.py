@@ -1,4 +1,5 @@
-"""The model card of a pushed checkpoint, rendered from ``model_cards/checkpoint.md``.
+"""The model card of a pushed checkpoint, rendered from the package's
+``templates/checkpoint.md``.
 
 The metadata carries the validation loss (and any extra metrics) as ``model-index``
 evaluation results, which the Hub reads. huggingface_hub 2.x also knows the newer
@@ -25,9 +26,7 @@ from huggingface_hub import (
 )
 
 from .. import tasks
-
-TEMPLATES = Path(__file__).resolve().parents[2] / "model_cards"
-CHECKPOINT_TEMPLATE = TEMPLATES / "checkpoint.md"
+from ..templates import read_template
 
 # card_fields: what the card needs, and what it may carry.
 REQUIRED_FIELDS = ("task", "config", "model", "n", "learning_rate", "seed", "steps",
@@ -125,11 +124,10 @@ def checkpoint_card(repo_id: str, card_fields: Mapping[str, Any], *, model_confi
     evaluation numbers, e.g. normalised OOD accuracy), license, tags.
     """
     data = checkpoint_card_data(repo_id, card_fields)
+    template = (Path(template_path).read_text(encoding="utf-8") if template_path is not None
+                else read_template("checkpoint.md"))
     return ModelCard.from_template(
-        data,
-        template_path=str(template_path or CHECKPOINT_TEMPLATE),
-        **_template_values(repo_id, card_fields, model_config),
-    )
+        data, template_str=template, **_template_values(repo_id, card_fields, model_config))
 
 
 def write_model_card(folder: Path, repo_id: str, card_fields: Mapping[str, Any], *,

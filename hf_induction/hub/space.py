@@ -15,9 +15,9 @@ from pathlib import Path
 
 from huggingface_hub import SpaceCard
 
+from ..templates import copy_template, read_template
+
 PACKAGE = Path(__file__).resolve().parents[1]
-# The app and its card template ship with the repository, beside the dataset builders.
-TEMPLATE = PACKAGE.parent / "model_cards" / "space"
 SOURCES_FILE = "results.txt"
 
 
@@ -27,13 +27,8 @@ def write_space(sources: Sequence[str | Path], out: str | Path) -> Path:
 
     if not sources:
         raise ValueError("a Space needs at least one results folder or Hub dataset id")
-    if not TEMPLATE.is_dir():
-        raise ValueError(f"the Space template {TEMPLATE} is not here (it ships with the "
-                         "repository, not the wheel)")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name in ("app.py", "requirements.txt"):
-        shutil.copy2(TEMPLATE / name, out / name)
+    copy_template("space", out, ("app.py", "requirements.txt"))
     shutil.copytree(PACKAGE, out / PACKAGE.name, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     listed, hub_ids = [], []
@@ -49,7 +44,7 @@ def write_space(sources: Sequence[str | Path], out: str | Path) -> Path:
             listed.append(str(source))
             hub_ids.append(str(source))
     (out / SOURCES_FILE).write_text("\n".join(listed) + "\n", encoding="utf-8")
-    card = SpaceCard.load(TEMPLATE / "README.md")
+    card = SpaceCard(read_template("space", "README.md"))
     card.data.sdk_version = gradio.__version__
     card.data.datasets = hub_ids or None
     card.save(out / "README.md")

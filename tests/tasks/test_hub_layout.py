@@ -10,12 +10,13 @@ import pytest
 from hf_induction.data import build_folder, read_configs, to_dataset
 from hf_induction.tasks import TaskConfig, generate
 from hf_induction.tasks.tokenizer import build_tokenizer
+from hf_induction.templates import dataset_card_template
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def template(dataset):
-    return (ROOT / "dataset_builders" / dataset / "README.md").read_text()
+    return dataset_card_template(dataset)
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,13 @@ pytest.importorskip("lm_eval")
 from hf_induction.data import build_folder  # noqa: E402
 from hf_induction.lm_eval_tasks import FOLDER, utils, write_tasks  # noqa: E402
 from hf_induction.tasks import generate, registry  # noqa: E402
+from hf_induction.templates import dataset_card_template  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 4
+# The console script beside this interpreter, where pip put it.
+_SCRIPT = Path(sys.executable).with_name("lm-eval")
+LM_EVAL = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "lm_eval"]
 
 
 def test_the_shipped_task_files_are_what_the_writer_writes(tmp_path):
@@ -90,7 +94,7 @@ def harness_run(tmp_path_factory):
         by_dataset.setdefault(dataset, []).append(registry.parse(dataset, config))
     texts = []
     for dataset, cells in by_dataset.items():
-        template = (ROOT / "dataset_builders" / dataset / "README.md").read_text()
+        template = dataset_card_template(dataset)
         build_folder(tmp / "data" / f"local_{dataset}", dataset, cells, template,
                      train_size=40, progress=False)
         for cell in cells:
@@ -107,8 +111,10 @@ def harness_run(tmp_path_factory):
     out = tmp / "out"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "HF_HOME": str(tmp / "hf"), "TOKENIZERS_PARALLELISM": "false"}
+    # The harness's own command line, as the README gives it: `lm-eval run` (0.4.13 reads a
+    # bare `lm_eval --tasks list` as a task name).
     done = subprocess.run(
-        [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args",
+        [*LM_EVAL, "run", "--model", "hf", "--model_args",
          f"pretrained={model},dtype=float32", "--device", "cpu", "--batch_size", "4",
          "--include_path", str(tasks), "--tasks", utils.GROUP, "--limit", str(LIMIT),
          "--log_samples", "--output_path", str(out), "--seed", "0"],
@@ -159,7 +165,7 @@ def test_the_harness_scores_an_oracle_as_a_hand_count_does(tmp_path, monkeypatch
     for dataset, config in utils.TASKS:
         by_dataset.setdefault(dataset, []).append(registry.parse(dataset, config))
     for dataset, cells in by_dataset.items():
-        template = (ROOT / "dataset_builders" / dataset / "README.md").read_text()
+        template = dataset_card_template(dataset)
         build_folder(tmp_path / "data" / f"oracle_{dataset}", dataset, cells, template,
                      train_size=30, progress=False)
     write_tasks(tmp_path / "tasks", dataset_path=lambda d: str(tmp_path / "data" / f"oracle_{d}"))
