@@ -373,7 +373,12 @@ def main(argv: list[str] | None = None) -> int:
     # Arguments are checked before torch and the trainer are imported: usage errors are fast.
     campaign = campaign_from_args(args, parser)
     from ..results import CorruptResults, ProtocolMismatch
-    from ..runner.run import print_tables, run_campaign
+    from ..runner.run import plan_text, print_tables, run_campaign
+
+    # Said once, by the first process, before anything trains: what will run, under which
+    # budget, and for how long at most.
+    if int(os.environ.get("RANK", "0")) == 0:
+        print(plan_text(campaign, int(os.environ.get("WORLD_SIZE", "1"))), flush=True)
 
     # SIGTERM (a scheduler's preemption, torchrun stopping its workers) ends like Ctrl-C.
     signal.signal(signal.SIGTERM, _terminated)

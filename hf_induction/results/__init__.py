@@ -44,6 +44,9 @@ from .render import (
     kappa_text,
     lengthgen_lines,
     missing_nstar,
+    nstar_bracket,
+    nstar_lines,
+    nstar_text,
     write_table,
 )
 from .rows import KappaRow, LengthGenRow, NstarRow, OodRow
@@ -54,6 +57,9 @@ __all__ = [
     "kappa_lines",
     "kappa_text",
     "missing_nstar",
+    "nstar_bracket",
+    "nstar_lines",
+    "nstar_text",
     "LENGTHGEN_COLUMNS",
     "NSTAR_COLUMNS",
     "CorruptLineWarning",

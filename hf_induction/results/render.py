@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 NSTAR_COLUMNS: tuple[str, ...] = (
-    "dataset", "config", "model", "search_mode", "n_star", "largest_failing", "converged",
-    "num_probes", "total_steps", "wall_s",
+    "dataset", "config", "model", "search", "N*", "N* lies in", "converged", "probes",
+    "steps (all runs)", "seconds",
 )
 KAPPA_COLUMNS: tuple[str, ...] = (
     "dataset", "config", "model", "search_mode", "nstar_by_length", "nstar_joint", "kappa",
@@ -19,6 +19,37 @@ KAPPA_COLUMNS: tuple[str, ...] = (
 
 def _number(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 1e3 else f"{value:.3g}"
+
+
+def nstar_text(n_star: int | None, largest_failing: int | None, pool_size: float,
+               n_cap: int) -> str:
+    """N* as a cell that is never blank: its value, or what a search that found none knows:
+    every size up to the largest it tried failed, which was the whole pool or its budget."""
+    if n_star is not None:
+        return f"{n_star:,}"
+    if largest_failing is None:
+        return "not probed"
+    # n_cap is the smaller of the pool and --n-max; short of it, the probes ran out.
+    limit = ("search stopped" if largest_failing < n_cap
+             else "whole pool" if n_cap >= pool_size else "largest size allowed")
+    return f"> {largest_failing:,} ({limit})"
+
+
+def nstar_bracket(n_star: int | None, largest_failing: int | None) -> str:
+    """The bracket a search leaves N* in: (largest failing N, N*], ∞ where none succeeded."""
+    low = "0" if largest_failing is None else f"{largest_failing:,}"
+    return f"({low}, {'∞)' if n_star is None else f'{n_star:,}]'}"
+
+
+def nstar_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
+    """`NstarRow`s as `NSTAR_COLUMNS` lines for `write_table`."""
+    return [{"dataset": r.dataset, "config": r.config, "model": r.model,
+             "search": r.search_mode,
+             "N*": nstar_text(r.n_star, r.largest_failing, r.pool_size, r.n_cap),
+             "N* lies in": nstar_bracket(r.n_star, r.largest_failing),
+             "converged": r.converged, "probes": r.num_probes, "steps (all runs)": r.total_steps,
+             "seconds": r.wall_s}
+            for r in rows]
 
 
 def kappa_text(kappa: float | None, low: float | None, high: float | None) -> str:

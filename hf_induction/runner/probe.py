@@ -23,6 +23,17 @@ from ..training.grid import winners_first
 from .job import SearchJob
 
 
+def train_data(job: SearchJob, rows: int) -> TrainData:
+    """The first ``rows`` training rows of the job's cell and its validation set, as tensors.
+
+    The arrays come in the smallest integer type (int8 for most cells); the trainer widens
+    one batch at a time."""
+    arrays = cell_arrays(job.cell, job.data_seed, rows)
+    return TrainData(*(torch.from_numpy(a) for a in (
+        arrays.train_input_ids, arrays.train_labels, arrays.val_input_ids,
+        arrays.val_labels)), whole_pool=train_pool_size(job.cell))
+
+
 class JournalProbe:
     """Train-or-recall the grid at size N for one search job."""
 
@@ -56,12 +67,7 @@ class JournalProbe:
         """
         if self._data is None or self._data.pool_size < n:
             rows = min(self.pool_size, max(n, 2 * (self._data.pool_size if self._data else 0)))
-            # The arrays come in the smallest integer type (int8 for most cells); the trainer
-            # widens one batch at a time.
-            arrays = cell_arrays(self.job.cell, self.job.data_seed, rows)
-            self._data = TrainData(*(torch.from_numpy(a) for a in (
-                arrays.train_input_ids, arrays.train_labels, arrays.val_input_ids,
-                arrays.val_labels)), whole_pool=self.pool_size)
+            self._data = train_data(self.job, rows)
         return self._data
 
     def _record(self, n: int, result: RunResult) -> dict:

@@ -24,7 +24,7 @@ from ..results import (
     run_key,
 )
 from ..search import ProbeOutcome, SearchSettings, run_search
-from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION
+from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, train_pool_size
 from ..training import TrainSettings
 from .checkpoints import push_winners
 from .job import SearchJob, kappa_groups
@@ -113,9 +113,14 @@ class Campaign:
 
 
 def _git_commit() -> str:
+    """The checkout's commit where the package runs from one; "" from an installed wheel,
+    which must not record the commit of whatever repository it happens to sit in."""
+    checkout = Path(__file__).resolve().parents[2]
+    if not (checkout / ".git").exists():
+        return ""
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, cwd=Path(__file__).parent, timeout=5)
+                             text=True, cwd=checkout, timeout=5)
         return out.stdout.strip() if out.returncode == 0 else ""
     except (OSError, subprocess.SubprocessError):
         return ""
@@ -152,6 +157,22 @@ def model_factory(job: SearchJob, campaign: Campaign):
 
     config = model_config(job, campaign)
     return lambda: AutoModelForCausalLM.from_config(config)
+
+
+def plan_text(campaign: Campaign, processes: int = 1) -> str:
+    """The plan `describe_plan` prints, with each model's grid step timed on its campaign's
+    longest cell (the bound is for the longest sequences)."""
+    from .plan import describe_plan, measure_grid_step_s
+    from .probe import train_data
+
+    step_s = {}
+    for model in dict.fromkeys(j.model for j in campaign.jobs):
+        job = max((j for j in campaign.jobs if j.model == model),
+                  key=lambda j: j.cell.token_length(j.cell.max_len))
+        train, _ = campaign.settings_for(model)
+        data = train_data(job, min(train_pool_size(job.cell), train.batch_size))
+        step_s[model] = measure_grid_step_s(model_factory(job, campaign), data, train)
+    return describe_plan(campaign.jobs, campaign.settings_for, step_s, processes)
 
 
 def check_one(check, job: SearchJob, campaign: Campaign, folder: ResultsFolder,
@@ -224,8 +245,10 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
         outcome = probe(n)
         if tracker is not None:
             tracker.on_probe(n, outcome.success, outcome.best_val_loss, outcome.steps)
+        runs = len(outcome.runs)
         bar.write(f"  {job.label}: N={n:>9,} {'success' if outcome.success else 'failure'} "
-                  f"(best val loss {outcome.best_val_loss:.2e}, {outcome.steps:,} steps)")
+                  f"(best val loss {outcome.best_val_loss:.2e}; {runs} run{'s' * (runs != 1)}, "
+                  f"{outcome.steps:,} steps)")
         return outcome
 
     try:
@@ -374,12 +397,19 @@ OOD_COLUMNS = ("dataset", "config", "model", "n", "lr", "seed", "test_length",
 
 
 def print_tables(results: CampaignResults, file=sys.stdout) -> None:
-    from ..results import LENGTHGEN_COLUMNS, kappa_lines, lengthgen_lines, write_table
+    from ..results import (
+        LENGTHGEN_COLUMNS,
+        kappa_lines,
+        lengthgen_lines,
+        nstar_lines,
+        write_table,
+    )
 
     nstar, kappa, ood = results.nstar, results.kappa, results.ood
     if nstar:
-        print("\nN* (the true N* lies in (largest_failing, n_star]):", file=file)
-        write_table(nstar, NSTAR_COLUMNS, file=file)
+        print("\nN*, the smallest training set from which a run of the grid reaches ε (where "
+              "none did, the largest size that failed):", file=file)
+        write_table(nstar_lines(nstar), NSTAR_COLUMNS, file=file)
     if kappa:
         print("\nκ = Σ N*_n / N*_joint (where some N* lies beyond its pool or budget, the "
               "bounds its brackets allow, and the N* it lacks):", file=file)

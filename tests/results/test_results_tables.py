@@ -9,6 +9,8 @@ from hf_induction.results import (
     KappaRow,
     NstarRow,
     ResultsFolder,
+    nstar_lines,
+    nstar_text,
     run_key,
     write_table,
 )
@@ -93,16 +95,32 @@ def test_load_dataset_reads_every_config(tmp_path):
 
 def test_write_table_renders_markdown():
     rows = [_nstar_row("acot_L2", 20), _nstar_row("acot_L3", 10**6)]
-    text = write_table(rows, NSTAR_COLUMNS)
+    text = write_table(nstar_lines(rows), NSTAR_COLUMNS)
     lines = text.splitlines()
     assert len(lines) == 4 and lines[0].startswith("| dataset")
-    assert "acot_L2" in lines[2] and " - |" in lines[3]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    found, missing = (dict(zip(NSTAR_COLUMNS, c, strict=True)) for c in cells)
+    # N* of a threshold-20 oracle is 20, inside the search's last bracket; one that never
+    # succeeds failed at the whole pool of 1,000.
+    assert found["N*"] == "20" and found["N* lies in"].endswith(", 20]")
+    assert missing["N*"] == "> 1,000 (whole pool)" and missing["N* lies in"] == "(1,000, ∞)"
     assert lines[1].startswith("|---------|") and lines[1].endswith(":|")
     assert len({len(line) for line in lines}) == 1
     kappa = KappaRow.build(key="k", by_length={2: rows[0]}, joint=rows[0])
     assert "1" in write_table([kappa], KAPPA_COLUMNS)
     assert write_table([]) == ""
     assert write_table([], ["n_star"]).splitlines() == ["| n_star |", "|--------|"]
+
+
+@pytest.mark.parametrize("n_star, failing, pool, cap, text", [
+    (20, 18, 1000, 1000, "20"),
+    (None, 65, 65, 65, "> 65 (whole pool)"),
+    (None, 100, 1000, 100, "> 100 (largest size allowed)"),
+    (None, 50, 1000, 100, "> 50 (search stopped)"),
+    (None, None, 1000, 100, "not probed"),
+])
+def test_nstar_text_says_what_a_search_without_nstar_knows(n_star, failing, pool, cap, text):
+    assert nstar_text(n_star, failing, float(pool), cap) == text
 
 
 def test_load_dataset_reads_a_pool_beyond_int64(tmp_path):

@@ -49,7 +49,12 @@ def test_search_end_to_end_then_rerun_trains_nothing(tmp_path):
     out = fresh(tmp_path)
     first = run_cli([*BASE, "--out", str(out)])
     assert first.returncode == 0, first.stderr
-    assert "acot_L4_m3" in first.stdout and "n_star" in first.stdout
+    assert "acot_L4_m3" in first.stdout and "N* lies in" in first.stdout
+    # The plan comes first: the search, the model's resolved budget, a measured time bound.
+    plan = first.stdout.split("\n  dense_ssm modadd/")[0]
+    assert plan.startswith("Plan: 1 search over 1 process")
+    assert "lr {0.03} × seed {10, 20} (grid 2), 120 steps a run" in plan
+    assert "ms a grid step (measured now); at most" in plan
     nstar = load_results(out, "nstar")
     assert nstar.num_rows == 1
     row = nstar[0]
@@ -142,6 +147,7 @@ def test_two_processes_split_the_searches(tmp_path):
     # Only the main process reports, once, and only it writes kappa.
     table_rows = [line for line in done.stdout.splitlines() if line.startswith("| modadd")]
     assert len(table_rows) == 4  # three N* rows and one kappa row
+    assert done.stdout.count("Plan: 3 searches over 2 processes") == 1
     rank1_kappa = out / "kappa" / "rank1.jsonl"
     assert not rank1_kappa.exists() or not rank1_kappa.read_text().strip()
     assert len((out / "kappa" / "rank0.jsonl").read_text().splitlines()) == 1

@@ -85,3 +85,23 @@ def test_sweep_entry_asks_for_the_ood_check_of_its_own_cells(tmp_path):
                  " oood: true}\n")
     with pytest.raises(ValueError, match="unknown keys \\['oood'\\]"):
         load_sweep(f)
+
+
+def test_the_printed_plan_bounds_time_by_the_probes_of_a_search_that_never_succeeds():
+    from hf_induction.runner.plan import describe_plan, search_bound
+    from hf_induction.search import SearchSettings
+    from hf_induction.tasks import train_pool_size
+    from hf_induction.training import TrainSettings
+
+    # Z_3 at length 4: 81 words, 16 held out, so a pool of 65 training words.
+    job = SearchJob(cell("acot_L4_m3"), "lstm")
+    assert train_pool_size(job.cell) == 65
+    search = SearchSettings(mode="refined", n_start=2, n_max=10_000)
+    # Never succeeding, the search probes 2, 8, 32 and then the whole pool, 65.
+    assert search_bound(job, search) == 4
+    train = TrainSettings(max_steps=500, lrs=(1e-2, 3e-3), seeds=(10, 20))
+    text = describe_plan([job], lambda model: (train, search), {"lstm": 0.01})
+    assert text.startswith("Plan: 1 search over 1 process")
+    assert "lr {0.01, 0.003} × seed {10, 20} (grid 4), 500 steps a run" in text
+    # 4 probes × 500 steps of the grid × 10 ms = 20 s.
+    assert "at most 20 s (2,000 grid steps" in text
