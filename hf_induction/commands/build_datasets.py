@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from hf_induction.commands.parsing import Parser, nonnegative_int, output_folder, repo_id
+from hf_induction.commands.parsing import Parser, nonnegative_int, output_folder, repo_id, rows
 from hf_induction.tasks import DATASETS, parse
 from hf_induction.templates import dataset_card_template
 
@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--configs", required=True, nargs="+", metavar="NAME",
                    help="config names, e.g. acot_L20 cot_L10_uniform (grammar in the card)")
     p.add_argument("--out", required=True, type=output_folder, help="the dataset repo folder")
-    p.add_argument("--train-size", type=int, default=None,
+    p.add_argument("--train-size", type=rows, default=None,
                    help="training rows per config (default: 100,000 or the pool)")
     p.add_argument("--seed", type=nonnegative_int, default=0,
                    help="the seed every split is drawn with")
@@ -31,8 +31,6 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         configs = [parse(args.dataset, name) for name in args.configs]
-        if args.train_size is not None and args.train_size < 0:
-            raise ValueError(f"--train-size must be >= 0, got {args.train_size}")
     except ValueError as e:
         p.error(str(e))
     template = dataset_card_template(args.dataset)

@@ -1,6 +1,7 @@
 """Estimate the device hours of a sweep at the paper's model sizes and 250,000-step budget.
 
-    python scripts/estimate_grid.py --sweep scripts/sweeps/paper_grid.yaml --results results/
+    python scripts/estimate_grid.py --sweep scripts/sweeps/paper_grid.yaml \\
+        --results results/first_campaign
 
 Prints, per model, the probes, training steps, FLOPs and hours at each --tflops rate under
 (1) the paper's protocol (Algorithm 1, every run its full budget) and (2) ours (the refined
@@ -14,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hf_induction.commands.parsing import Parser
+from hf_induction.commands.parsing import Parser, positive_finite
 from hf_induction.hub.leaderboard import fmt_number as fmt
 from hf_induction.hub.leaderboard import markdown_table
 from hf_induction.results import existing_results_folder
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", type=existing_results_folder,
                    help="a results folder to measure the saving in (default: none; our "
                    "protocol's fraction of the full budget is then taken as 1)")
-    p.add_argument("--tflops", type=float, nargs="+", default=[20.0, 100.0],
+    p.add_argument("--tflops", type=positive_finite, nargs="+", default=[20.0, 100.0],
                    help="achieved device rates to convert FLOPs to hours (TFLOP/s)")
     args = p.parse_args(argv)
     try:

@@ -16,15 +16,20 @@ from ..runner.schedule import SCHEDULES
 from ..runner.tracking import REPORT_TO, check_available
 from ..search import MODES, SearchSettings
 from ..tasks import DATASETS, parse
+from ..tasks.limits import MAX_INT64, MAX_ROWS
 from .parsing import (
+    INT64,
     Parser,
     first_line,
+    int_in,
+    ints_in,
     nonnegative_int,
     output_folder,
     positive_finite,
     read_recipe,
     recipe_tokens,
     repo_id,
+    rows,
 )
 
 EXAMPLES = """examples:
@@ -45,12 +50,10 @@ def _floats(text: str) -> tuple[float, ...]:
         ) from None
 
 
-def _ints(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers such as 10,20, got {text!r}") from None
+# Bounds of the numeric flags, each from what can be held: a row count a split can hold
+# (`rows`), an int64 column of the results tables, a search that never probes one N twice.
+steps = int_in(1, MAX_INT64, INT64)
+seeds = ints_in(0, MAX_INT64, INT64)
 
 
 def _preset_default(field: str) -> str:
@@ -101,10 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "campaign)")
     p.add_argument("--force", action="store_true",
                    help="use an output folder recorded under another protocol")
-    p.add_argument("--ood", nargs="?", type=int, const=0, default=None, metavar="N",
+    p.add_argument("--ood", nargs="?", type=rows, const=0, default=None, metavar="N",
                    help="after each named config's search, train at size N (no N: the "
                    "largest the budget and pool allow) and test at length 2L (default: off)")
-    p.add_argument("--lengthgen", nargs="?", type=int, const=0, default=None, metavar="N",
+    p.add_argument("--lengthgen", nargs="?", type=rows, const=0, default=None, metavar="N",
                    help="after each named config's search, train at size N (no N: the largest "
                    "the budget and pool allow) and score the best run on the validation set and "
                    "every longer test split with the task's own metrics (default: off)")
@@ -113,17 +116,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--full-grid", action="store_true",
                    help="train every run of a probe even after one has succeeded")
     g = p.add_argument_group("budget (defaults from --preset)")
-    g.add_argument("--max-steps", type=int,
+    g.add_argument("--max-steps", type=steps,
                    help=f"training steps per run {_preset_default('max_steps')}")
-    g.add_argument("--eval-every", type=int,
+    g.add_argument("--eval-every", type=steps,
                    help=f"validation cadence in steps {_preset_default('eval_every')}")
-    g.add_argument("--batch-size", type=int,
+    g.add_argument("--batch-size", type=rows,
                    help=f"examples per step {_preset_default('batch_size')}")
     g.add_argument("--epsilon", type=positive_finite,
                    help=f"a run succeeds below this validation loss {_preset_default('epsilon')}")
     g.add_argument("--lrs", type=_floats,
                    help=f"comma-separated learning rates {_preset_default('lrs')}")
-    g.add_argument("--seeds", type=_ints, help=f"comma-separated seeds {_preset_default('seeds')}")
+    g.add_argument("--seeds", type=seeds, help=f"comma-separated seeds {_preset_default('seeds')}")
     g.add_argument("--early-failure", metavar="off|forecast|forecast-v1|STEPS", default=None,
                    help="stop failing runs early: 'forecast' stops a run that has memorised "
                    "its rows and whose validation loss cannot reach epsilon by the end of the "
@@ -143,18 +146,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "ACCELERATE_MIXED_PRECISION, which `accelerate launch --mixed_precision` "
                    "sets, else no)")
     s = p.add_argument_group("search")
-    s.add_argument("--rtol", type=float, default=0.1,
+    s.add_argument("--rtol", type=positive_finite, default=0.1,
                    help="refined search: stop bisecting once hi/lo <= 1 + rtol")
-    s.add_argument("--n-start", type=int,
+    s.add_argument("--n-start", type=rows,
                    help=f"refined search: the first N probed {_preset_default('n_start')}")
-    s.add_argument("--n-max", type=int,
+    s.add_argument("--n-max", type=rows,
                    help="largest N probed (default: max_steps x batch size)")
-    s.add_argument("--max-search-steps", type=int, default=20, help="most probes per search")
+    s.add_argument("--max-search-steps", default=20, help="most probes per search",
+                   type=int_in(1, MAX_ROWS, "a search never probes one N twice, and N is a "
+                               "row count a split can hold"))
     r = p.add_argument_group("run")
     r.add_argument("--data-seed", type=nonnegative_int, default=0, help="seed of the cells' data")
     r.add_argument("--device", default=None,
                    help="cpu or cuda[:i] (default: cuda if present, else cpu)")
-    r.add_argument("--threads", type=int, default=None,
+    r.add_argument("--threads", type=int_in(1, os.cpu_count() or 1, "this machine's cores"),
+                   default=None,
                    help="torch threads per process on the CPU (default 1: on 2 cores, two "
                    "1-thread processes ran 2.9x the searches per hour of one 2-thread process)")
     r.add_argument("--grid-mode", choices=("auto", "stacked", "sequential"), default="auto",
@@ -271,8 +277,6 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         models = list(dict.fromkeys(j.model for j in jobs))
         for model in models:
             check_model_name(model)
-        if args.threads is not None and args.threads < 1:
-            raise ValueError(f"--threads must be >= 1, got {args.threads}")
         check_available(args.report_to)
         check_results_folder(args.out)
         if args.device is not None:
@@ -281,9 +285,6 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         parser.error(str(e))
     if args.push_checkpoints and not args.push_to_hub:
         parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
-    for flag in ("ood", "lengthgen"):
-        if getattr(args, flag) is not None and getattr(args, flag) < 0:
-            parser.error(f"--{flag} takes a training-set size >= 1, got {getattr(args, flag)}")
     if args.no_search and args.ood is None and args.lengthgen is None and args.sweep is None:
         parser.error("--no-search leaves nothing to run: add --ood or --lengthgen")
     ood_cells = (tuple(cells) if args.ood is not None
@@ -307,7 +308,9 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                 build_config(model, cells[0].vocab, budget.model_preset)
             except OSError as e:
                 # An hf: path or Hub id with no config there.
-                raise ValueError(f"--model {model}: {first_line(e)}") from None
+                why = first_line(e)
+                raise ValueError(f"--model {why}" if why.startswith(model)
+                                 else f"--model {model}: {why}") from None
         device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
         if device == "cpu":
             # Tiny models are bound by per-op overhead, which a second thread only adds to;
@@ -384,12 +387,23 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminated)
     from ..hub import HubError
 
+    def record_command() -> None:
+        # The folder's card lists the command lines that wrote into it, once each.
+        from ..results import ResultsFolder
+
+        command = sys.argv if argv is None else ["hf-induction", "nstar", *argv]
+        if (campaign.out / "protocol.json").exists():
+            ResultsFolder(campaign.out, rank=int(os.environ.get("RANK", "0"))).record_command(
+                command)
+
     try:
         results = run_campaign(campaign)
+        record_command()
     except (ProtocolMismatch, CorruptResults) as e:
         print(f"nstar.py: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
+        record_command()
         what = "terminated" if isinstance(e, Terminated) else "interrupted"
         print(f"nstar.py: {what}; every finished run is journaled in {campaign.out}, and a "
               "rerun resumes", file=sys.stderr)

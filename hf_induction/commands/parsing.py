@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..tasks.limits import BYTES_PER_ROW, MAX_INT64, MAX_ROWS, MEMORY
+
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Descriptions as written, and "(default: ...)" after every flag's help. A flag whose
@@ -103,14 +105,41 @@ def read_recipe(path: Path) -> dict[str, Any]:
 
 # -- argparse types: each checks one value at parse time, before anything is imported or written.
 
-def nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
+def int_in(low: int, high: int, why: str):
+    """An argparse type: an integer in low..high. The error names the value and the bound, and,
+    above ``high``, ``why`` (what the bound follows from)."""
+    def check(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected an integer in {low}..{high}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"{value} exceeds {high} ({why})")
+        return value
+
+    check.__name__ = f"integer in {low}..{high}"
+    return check
+
+
+def ints_in(low: int, high: int, why: str):
+    """An argparse type: comma-separated integers, each in low..high (as `int_in`)."""
+    one = int_in(low, high, why)
+
+    def check(text: str) -> tuple[int, ...]:
+        return tuple(one(x.strip()) for x in text.split(","))
+
+    check.__name__ = f"comma-separated integers in {low}..{high}"
+    return check
+
+
+INT64 = "the results tables hold int64"
+nonnegative_int = int_in(0, MAX_INT64, INT64)
+# A size asked of a split (rows to train on, a batch): 0 is no size.
+rows = int_in(1, MAX_ROWS, f"a split holds at most this many rows: every row drawn keeps a "
+              f"64-bit hash, {BYTES_PER_ROW} bytes a row requested in {MEMORY}")
 
 
 def _finite_number(text: str, zero_allowed: bool) -> float:

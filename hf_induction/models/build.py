@@ -64,11 +64,39 @@ def _check_overrides(cls: type[PreTrainedConfig], overrides: dict, name: str) ->
         )
 
 
+def hf_base_config(spec: str) -> PreTrainedConfig:
+    """The config of ``hf:SPEC``: a folder with a config.json, or a Hub id (from the local cache
+    when offline). OSError, one line, naming the id, why it cannot be read and how to get it;
+    the Hub client's retry warnings (a dozen lines with no network) are not shown."""
+    import contextlib
+    import logging
+    import os
+
+    from huggingface_hub import constants
+
+    if os.path.isdir(spec):
+        return AutoConfig.from_pretrained(spec)
+    hub_logger = logging.getLogger("huggingface_hub")
+    level = hub_logger.level
+    hub_logger.setLevel(logging.ERROR)
+    try:
+        with contextlib.suppress(OSError):
+            return AutoConfig.from_pretrained(spec, local_files_only=constants.HF_HUB_OFFLINE)
+    finally:
+        hub_logger.setLevel(level)
+    where = ("is not in the local Hub cache and HF_HUB_OFFLINE is set"
+             if constants.HF_HUB_OFFLINE else
+             "is not a folder here, and neither the local Hub cache nor the Hub has it")
+    raise OSError(f"hf:{spec} {where}; fetch it where the Hub can be reached "
+                  f"(`hf download {spec} config.json`, into {constants.HF_HUB_CACHE}), or give "
+                  "hf:FOLDER, a folder holding a config.json")
+
+
 def build_config(name: str, vocab_size, preset: str = "tiny", **overrides) -> PreTrainedConfig:
     """The config `build_model` would use, without building the model."""
     vocab_size, tokens = vocabulary(vocab_size)
     if name.startswith(HF_PREFIX):
-        base = AutoConfig.from_pretrained(name[len(HF_PREFIX) :])
+        base = hf_base_config(name[len(HF_PREFIX) :])
         cls = type(base)
         fields = {
             k: v

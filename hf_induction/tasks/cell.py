@@ -73,6 +73,9 @@ class TaskCell:
     OOD_CHECK: ClassVar[bool] = False
     # How each test split's lengths relate to L, for cards: {"test": "length 2L"}.
     TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {}
+    # The longest length of any split is LENGTH_SPAN x L (test at 2L; test_long up to 3L): the
+    # rows the bounds of `limits` are checked on, without listing the lengths.
+    LENGTH_SPAN: ClassVar[int] = 1
 
     # -- the name grammar --------------------------------------------------------------
     @classmethod
@@ -186,6 +189,11 @@ class TaskCell:
     def token_length(self, n: int) -> int:
         """Tokens of an example of length n (``input_ids``)."""
         raise NotImplementedError
+
+    def draw_cost(self, n: int) -> int:
+        """Big-integer products one draw at length n takes before its rows (0 for a family
+        whose draws are arrays only): what `limits.MAX_DRAW_COST` bounds."""
+        return 0
 
     def family_name(self) -> str:
         """The cell without its length law and variant, e.g. "acot_L10_uniform" -> the series

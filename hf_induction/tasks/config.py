@@ -23,6 +23,7 @@ from ..citations import INDUCTION_BIAS, Paper
 from .cell import SEQUENCE, Examples, TaskCell
 from .groups import MAX_SYMMETRIC_DEGREE, Group, cyclic, symmetric
 from .layout import FORMAT_NAMES, Vocab, encode, sequence_length
+from .limits import MAX_TOKENS, MAX_VOCAB, check_length, check_vocab
 
 GROUP_DATASETS = ("modadd", "permutation")
 FORMATS = FORMAT_NAMES
@@ -36,7 +37,8 @@ GRAMMAR = (
     "config names follow '{format}_L{L}[_{dist}][_m{m}]' for modadd and "
     "'{format}_L{L}[_{dist}][_S{k}]' for permutation, with format in "
     f"{{{', '.join(FORMATS)}}}, dist in {{{', '.join(DISTS)}}} (default fixed), "
-    "L >= 1 (>= 2 for uniform and s2l), m >= 2 (default 5), "
+    "L >= 1 (>= 2 for uniform and s2l) while a row at the test length 2L has at most "
+    f"{MAX_TOKENS} tokens, 2 <= m <= {MAX_VOCAB - 4} (default 5), "
     f"2 <= k <= {MAX_SYMMETRIC_DEGREE} (default 5); "
     "examples: acot_L20, cot_L10_uniform, outcome_L20_m10, acot_L30_s2l_S4"
 )
@@ -58,6 +60,7 @@ class TaskConfig(TaskCell):
                                        "induction-bias")
     TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "length 2L"}
     OOD_CHECK: ClassVar[bool] = True
+    LENGTH_SPAN: ClassVar[int] = 2
 
     dataset: str
     format: str
@@ -80,6 +83,7 @@ class TaskConfig(TaskCell):
             raise ValueError(
                 f"bad length L={self.max_len!r}: {self.dist} needs L >= {min_len}; {GRAMMAR}"
             )
+        check_length(self)
         p = self.group_param
         if self.dataset == "modadd" and (not isinstance(p, int) or p < 2):
             raise ValueError(f"bad modulus m={p!r}: Z_m needs m >= 2; {GRAMMAR}")
@@ -89,6 +93,7 @@ class TaskConfig(TaskCell):
             raise ValueError(
                 f"bad degree k={p!r}: S_k needs 2 <= k <= {MAX_SYMMETRIC_DEGREE}; {GRAMMAR}"
             )
+        check_vocab(self, "m" if self.dataset == "modadd" else "k")
 
     @classmethod
     def parse(cls, dataset: str, name: str) -> TaskConfig:
@@ -124,7 +129,7 @@ class TaskConfig(TaskCell):
     @property
     def test_length(self) -> int:
         """Out-of-distribution length: twice the maximum training length."""
-        return 2 * self.max_len
+        return self.LENGTH_SPAN * self.max_len
 
     @property
     def test_splits(self) -> dict[str, tuple[int, ...]]:

@@ -19,6 +19,7 @@ Config names: ``{task}_L{L}[_{dist}][_V{V}]``, e.g. ``UR_L10``, ``NRLast_L16_uni
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -27,6 +28,7 @@ import numpy as np
 
 from .cell import SCALAR, SEQUENCE, Examples
 from .layout import IGNORE
+from .limits import MAX_TOKENS, MAX_VOCAB
 from .symbols import DISTS, SymbolTaskCell
 
 TASKS = ("UR", "UL", "NRFirst", "NRLast", "NLFirst", "NLLast")
@@ -38,9 +40,26 @@ GRAMMAR = (
     "retrieval config names follow '{task}_L{L}[_{dist}][_V{V}]' with task in "
     f"{{{', '.join(TASKS)}}}, dist in {{{', '.join(DISTS)}}} (default fixed), V symbols "
     f"(default {DEFAULT_SYMBOLS}); L >= 2 for UR/UL and L >= 4 for the N tasks (two "
-    "non-adjacent occurrences and their neighbours), V >= 2 for UR/UL and V >= 3 for the N "
-    "tasks; examples: UR_L10, NRLast_L16_uniform_V8"
+    "non-adjacent occurrences and their neighbours) while a row at length 3L has at most "
+    f"{MAX_TOKENS} tokens, V >= 2 for UR/UL and V >= 3 for the N tasks, V <= {MAX_VOCAB - 4}; "
+    "examples: UR_L10, NRLast_L16_uniform_V8"
 )
+
+
+@functools.lru_cache(maxsize=4)
+def _fibonacci_sums(x: int, n_max: int) -> tuple[int, ...]:
+    g = [1, x]
+    for _ in range(2, n_max + 1):
+        g.append(x * (g[-1] + g[-2]))
+    return tuple(g)
+
+
+def fibonacci_sums(x: int, n: int) -> tuple[int, ...]:
+    """g_0..g_m (m >= n) with g_m = sum over t of C(m - t, t) x^(m - t): the recurrence
+    g_m = x (g_(m-1) + g_(m-2)), g_0 = 1, g_1 = x (a Fibonacci polynomial; t = 0 and 1 are the
+    terms the N tasks' pool leaves out). One sweep, kept for the cell's other lengths: summing
+    the terms took a second a length at n = 6,000 and hours over a split."""
+    return _fibonacci_sums(x, max(n, 1 << max(n - 1, 1).bit_length()))
 
 
 @dataclass(frozen=True)
@@ -96,8 +115,9 @@ class RetrievalConfig(SymbolTaskCell):
             return 0
         if self.unique:
             return V * (n - 1) * (V - 1) ** (n - 1)
-        return V * sum(math.comb(n - t, t) * (V - 1) ** (n - t - 1) * (V - 2)
-                       for t in range(2, n // 2 + 1))
+        # The sum over t in closed form (`fibonacci_sums`); _counts holds its terms.
+        x = V - 1
+        return V * (V - 2) * (fibonacci_sums(x, n)[n] - x ** n - (n - 1) * x ** (n - 1)) // x
 
     def item_width(self, n: int) -> int:
         return n + 1  # the context, then the query
@@ -136,8 +156,11 @@ class RetrievalConfig(SymbolTaskCell):
         """``size`` items drawn uniformly from the pool of length n (with repeats)."""
         V = self.symbols
         # The number of occurrences t, weighted by how many items have it.
-        ts = [1] if self.unique else list(range(2, n // 2 + 1))
-        weights = np.array([float(self._count_t(n, t)) for t in ts])
+        ts, counts = self._counts(n)
+        # Counts beyond a float (15^300) are divided by one power of two first: the weights'
+        # ratios are unchanged, and they are the same floats wherever the counts fit one.
+        scale = 1 << max(0, max(counts).bit_length() - 1000)
+        weights = np.array([c / scale for c in counts])
         t_of = np.asarray(ts)[rng.choice(len(ts), size=size, p=weights / weights.sum())]
         items = np.empty((size, n + 1), dtype=np.int64)
         query = rng.integers(0, V, size=size)
@@ -166,11 +189,32 @@ class RetrievalConfig(SymbolTaskCell):
                 items[rows, where[:, -1] + step] = pick
         return items
 
-    def _count_t(self, n: int, t: int) -> int:
+    @functools.lru_cache(maxsize=4)  # noqa: B019 (cells are few and frozen)
+    def _counts(self, n: int) -> tuple[list[int], list[int]]:
+        """(the numbers t of occurrences, how many items of length n have each) (exact): t = 1
+        for UR/UL, (n - 1) (V - 1)^(n - 1); t = 2..n // 2 for the N tasks, C(n - t, t)
+        (V - 1)^(n - t - 1) (V - 2), the pool's docstring's count (without the query's V).
+
+        The N tasks' counts are built from the largest t down, the power of V - 1 and the
+        binomial each updated from the last by small factors: at n = 6,000 a pow and a
+        binomial a term took minutes a length."""
         V = self.symbols
-        if t == 1:
-            return (n - 1) * (V - 1) ** (n - 1)
-        return math.comb(n - t, t) * (V - 1) ** (n - t - 1) * (V - 2)
+        if self.unique:
+            return [1], [(n - 1) * (V - 1) ** (n - 1)]
+        ts = list(range(2, n // 2 + 1))
+        if not ts:
+            return [], []
+        top = ts[-1]
+        power, binomial = (V - 1) ** (n - top - 1), math.comb(n - top, top)
+        counts = []
+        for t in reversed(ts):
+            counts.append(binomial * power * (V - 2))
+            # t -> t - 1: C(m + 1, k - 1) = C(m, k) k (m + 1) / ((m - k + 1)(m - k + 2)),
+            # with m = n - t, k = t.
+            m, k = n - t, t
+            binomial = binomial * k * (m + 1) // ((m - k + 1) * (m - k + 2))
+            power *= V - 1
+        return ts, counts[::-1]
 
     # -- rows ------------------------------------------------------------------------
     def encode(self, items: np.ndarray, lengths: np.ndarray) -> Examples:

@@ -170,7 +170,10 @@ def validation_sizes(cell: TaskCell) -> dict[int, int]:
     Spread evenly over the lengths in play, never more than 20% of one length's pool. Every
     length keeps at least one example, so no validation set is ever empty.
     """
-    caps = {n: max(1, int(cell.pool_size(n) * VALIDATION_FRACTION)) for n in cell.lengths}
+    # Pools such as 5^500 overflow a float; a cap above 2^62 is the same as any other above
+    # the 2,000 rows asked, so the pool is clamped there first (as in `_lookup`).
+    caps = {n: max(1, int(min(cell.pool_size(n), 1 << 62) * VALIDATION_FRACTION))
+            for n in cell.lengths}
     return _spread(VALIDATION_SIZE, caps)
 
 
@@ -237,8 +240,13 @@ def sample_split(cell: TaskCell, split: str, size: int | None,
 
     train: the first ``size`` items of the cell's training order (nested in ``size``);
     validation: the fixed validation set (``size`` ignored); a test split: ``size``
-    (default 2,000, capped at the pool) items over its lengths.
+    (default 2,000, capped at the pool) items over its lengths. A ``size`` given is a positive
+    row count a split can hold (`limits.MAX_ROWS`), else ValueError.
     """
+    if size is not None:
+        from .limits import check_rows
+
+        check_rows(size, f"{cell.dataset}/{cell}: size")
     if split == "validation":
         val = validation_sizes(cell)
         return _stack(cell, [(n, stream(cell, n, val[n], seed)) for n in cell.lengths])

@@ -15,6 +15,7 @@ import numpy as np
 from ..citations import BORN_A_TRANSFORMER, Paper
 from .cell import TaskCell
 from .layout import Vocab
+from .limits import check_length, check_vocab
 
 DISTS = ("fixed", "uniform", "s2l")
 # Candidate spaces (V ** item width) up to this size are enumerated and filtered.
@@ -75,6 +76,7 @@ class SymbolTaskCell(TaskCell):
     PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
     TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "lengths L+1..2L",
                                                    "test_long": "lengths 2L+1..3L"}
+    LENGTH_SPAN: ClassVar[int] = 3
 
     def __post_init__(self):
         if self.dataset != self.FAMILY:
@@ -87,10 +89,12 @@ class SymbolTaskCell(TaskCell):
         if not isinstance(self.max_len, int) or self.max_len < self.min_length:
             raise ValueError(f"bad length L={self.max_len!r}: {self.task} needs "
                              f"L >= {self.min_length}; {self.GRAMMAR}")
+        check_length(self)
         need, why = self.symbols_needed()
         if not isinstance(self.symbols, int) or self.symbols < need:
             raise ValueError(f"bad V={self.symbols!r}: {self} needs V >= {need} ({why}); "
                              f"{self.GRAMMAR}")
+        check_vocab(self, "V")
 
     def symbols_needed(self) -> tuple[int, str]:
         """The fewest symbols the task's items need at every split, and why."""

@@ -119,3 +119,20 @@ def test_gpt2_presets_compute_gpt2s_own_activation(preset):
     torch.testing.assert_close(ACT2FN[config.activation_function](x), gelu_new,
                                rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(ACT2FN["gelu_new"](x), gelu_new, rtol=1e-12, atol=1e-12)
+
+
+def test_an_hf_id_not_in_the_cache_offline_is_one_line_saying_how_to_get_it(monkeypatch,
+                                                                           tmp_path):
+    # (Online with no network the Hub client retries for about 30 s first; the line is the
+    # same but for its reason, and its retry warnings are silenced.)
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    with pytest.raises(OSError) as e:
+        build_config("hf:no-org/no-such-model", Vocab(3))
+    message = str(e.value)
+    assert len(message.splitlines()) == 1
+    assert message.startswith("hf:no-org/no-such-model is not in the local Hub cache and "
+                              "HF_HUB_OFFLINE is set")
+    assert "hf download no-org/no-such-model config.json" in message

@@ -1,6 +1,8 @@
 """Brute-force recomputation of labels, written independently of the generator."""
 
+import functools
 import itertools
+import math
 
 IGNORE = -100
 
@@ -93,3 +95,13 @@ def copy_source_ok(task, source):
 
 def copy_pool_by_hand(task, n, symbols):
     return sum(copy_source_ok(task, list(s)) for s in itertools.product(range(symbols), repeat=n))
+
+
+@functools.cache
+def arrangements_by_sum(p, n):
+    """Strings of length n over p symbols, each used at least twice, by the sum over how many
+    places the last symbol takes: a(p, n) = sum over j >= 2 of C(n, j) a(p - 1, n - j)."""
+    if p == 0:
+        return int(n == 0)
+    return sum(math.comb(n, j) * arrangements_by_sum(p - 1, n - j)
+               for j in range(2, n - 2 * (p - 1) + 1))
