@@ -1,4 +1,4 @@
-"""The κ table of a results folder: ``python scripts/kappa.py results/``."""
+"""The κ table of a results folder: ``python scripts/kappa.py results/first_campaign``."""
 
 import sys
 

@@ -1,4 +1,4 @@
-"""Write the κ leaderboard of a results folder or Hub dataset: markdown and PNG figures."""
+"""Write the κ leaderboard of results folders and Hub datasets: markdown and PNG figures."""
 
 import sys
 

@@ -1,4 +1,4 @@
-"""The κ table of a results folder: ``python scripts/kappa.py results/``.
+"""The κ table of a results folder: ``python scripts/kappa.py results/first_campaign``.
 
 Prints the κ rows the searches recorded, and any κ the recorded N* rows allow beyond them
 (searches of one family run in separate commands).

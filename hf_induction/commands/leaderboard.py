@@ -1,10 +1,12 @@
-"""Write the κ leaderboard of a results folder or Hub dataset: markdown and PNG figures.
+"""Write the κ leaderboard of results folders and Hub datasets: markdown and PNG figures.
 
-    python scripts/leaderboard.py results/ --out build/leaderboard
-    python scripts/leaderboard.py org/induction-results --out build/leaderboard
+    hf-induction leaderboard results/cpu --out build/leaderboard
+    hf-induction leaderboard results/cpu results/gpt2 ORG/REPO --out build/leaderboard
 
-writes DIR/leaderboard.md (κ per model × format × task, N*_joint, Σ N*_n, sorted; the N*
-of every search) and DIR/nstar_vs_length_*.png, DIR/kappa_*.png.
+writes OUT/leaderboard.md (κ per model × format × task, N*_joint, Σ N*_n, sorted; the N*
+of every search; length generalisation beside chance), one table of each over every source
+given, with a column naming each row's source when there are several, and the figures over
+all of them: OUT/nstar_vs_length_*.png, OUT/kappa_*.png.
 """
 
 from __future__ import annotations
@@ -12,21 +14,30 @@ from __future__ import annotations
 import sys
 
 from hf_induction.commands.parsing import Parser, first_line, output_folder
-from hf_induction.hub import write_leaderboard
+from hf_induction.hub.leaderboard import SourceResults, write_leaderboard
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="leaderboard.py", description=__doc__)
-    p.add_argument("results", help="a results folder, or a Hub dataset id (ORG/REPO)")
+    p.add_argument("results", nargs="+",
+                   help="results folders and/or Hub dataset ids (ORG/REPO)")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
+    results = []
+    for source in args.results:
+        # Read one at a time, so that an error names the source it came from.
+        try:
+            results.append(SourceResults.load(source))
+        except (OSError, ValueError) as e:
+            print(f"leaderboard.py: error: cannot read results {source}: {first_line(e)}",
+                  file=sys.stderr)
+            return 1
     try:
-        written = write_leaderboard(args.results, args.out)
-    except (OSError, ValueError) as e:
-        print(f"leaderboard.py: error: cannot read results {args.results}: {first_line(e)}",
+        written = write_leaderboard(results, args.out)
+    except OSError as e:
+        print(f"leaderboard.py: error: cannot write {args.out}: {first_line(e)}",
               file=sys.stderr)
         return 1
     for path in written:
         print(path)
     return 0
-

@@ -1,6 +1,7 @@
 """Push a results folder to a Hub dataset repo, in one commit.
 
-    python scripts/push.py results/ org/induction-results [--create] [--private] [--max-retries 4]
+    python scripts/push.py results/first_campaign org/induction-results [--create] [--private]
+        [--max-retries 4]
 
 The token comes from --token, HF_TOKEN or `hf auth login`. Unchanged results make no new
 commit. On failure: one line on stderr, exit status 1, the local folder untouched, and the

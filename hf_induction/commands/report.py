@@ -1,6 +1,6 @@
 """The tables and figures of a results folder, for docs/results.md.
 
-    python scripts/report.py results/ --out docs/results
+    python scripts/report.py results/first_campaign --out docs/results/first_campaign
 
 writes OUT/tables.md (protocol and its deviations from the paper, N* per search, κ, OOD, N*
 against the group size, compute per model) and the PNG figures it links: N* against length

@@ -1,6 +1,6 @@
 """Write the κ leaderboard Space for results folders or Hub dataset ids, ready to upload.
 
-    python scripts/space.py results results/gpt2 ORG/induction-results --out build/space
+    python scripts/space.py results/first_campaign results/gpt2 ORG/REPO --out build/space
     hf upload ORG/SPACE build/space . --repo-type space
 
 The folder holds the app, its card (sdk_version: the gradio installed here), its

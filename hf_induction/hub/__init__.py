@@ -1,12 +1,12 @@
-"""The Hub: push results and checkpoints, model cards from ``model_cards/``, the κ leaderboard.
+"""The Hub: push results and checkpoints, checkpoint cards from package templates, κ leaderboards.
 
     push_results(folder, "org/results")              # a results folder -> a dataset repo
     push_checkpoint(model, tokenizer, "org/ckpt", card_fields)   # -> a model repo + card
-    write_leaderboard("org/results" or folder, out)  # leaderboard.md + PNG figures
+    write_leaderboard(["org/results", folder], out)  # leaderboard.md + PNG figures
 
 Every push is one commit, retried on transient failures, never half-written; failures
 raise HubError with a one-line message. ``hf_induction.hub.plots`` (matplotlib) and the
-Space app (``model_cards/space/app.py``, gradio) are imported only where used.
+Space app (``hf_induction/templates/space/app.py``, gradio) are imported only where used.
 """
 
 from .cards import checkpoint_card, eval_result_entries

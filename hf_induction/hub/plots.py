@@ -110,7 +110,9 @@ def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
     ax.set_xticklabels([f"{fmt} L{max_len}" for fmt, max_len in slots])
     ax.set_ylabel("κ")
     ax.set_title(f"κ by model and format: {entries[0].task_label}")
-    ax.legend(fontsize="small")
+    # No bar where no κ is defined nor bounded below: nothing to name.
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..results.protocol import model_protocol
+# protocol_summary is the results package's: the Space imports it from here with the rest.
+from ..results.protocol import protocol_summary  # noqa: F401
 from .leaderboard import load_table
 
 PROTOCOL_FILE = "protocol.json"
@@ -25,24 +26,6 @@ def load_protocol(source: str | Path) -> dict[str, Any]:
         except EntryNotFoundError:
             return {}
     return json.loads(path.read_text()) if path.exists() else {}
-
-
-def protocol_summary(protocol: dict[str, Any], model: str | None = None) -> str:
-    """One line: steps, grid, ε, search, early failure; "?" where the protocol is unknown.
-    With a model: that model's, where its preset gave it settings of its own."""
-    if model is not None:
-        protocol = model_protocol(protocol, model)
-    train, search = protocol.get("train", {}), protocol.get("search", {})
-    if not train:
-        return "?"
-    rule = train.get("early_failure") or (
-        {"name": f"patience {train['patience_steps']}"} if train.get("patience_steps") else None)
-    parts = [f"{train.get('max_steps', 0):,} steps",
-             f"{len(train.get('lrs', []))} lr × {len(train.get('seeds', []))} seeds",
-             f"ε {train.get('epsilon', '?'):g}" if "epsilon" in train else "ε ?",
-             f"{search.get('mode', '?')} search",
-             f"early failure: {rule['name']}" if rule else "every run to its budget"]
-    return ", ".join(parts)
 
 
 def checkpoint_repos(source: str | Path) -> dict[tuple[str, str, str], str]:

@@ -1,19 +1,26 @@
-"""The results folder: a Hub dataset repo of the journal, the nstar and the kappa tables.
+"""The results folder: one campaign as a Hub dataset repo of the journal and the result tables.
 
-Layout of ``DIR`` (``load_dataset(DIR, "nstar" | "kappa" | "journal")`` reads it)::
+Layout of ``DIR`` (``load_dataset(DIR, "nstar" | "kappa" | "journal" | ...)`` reads it)::
 
-    README.md        configs + declared column types (rank 0 writes it, atomically)
+    README.md        the card: what the folder holds, its protocol and commands, configs +
+                     declared column types of every table (rank 0 writes it, atomically)
     protocol.json    what every result depends on; another protocol is refused
+    campaign.json    the card's description and the command lines that wrote the folder
     journal/rank<r>.jsonl   one line per finished training run
     nstar/rank<r>.jsonl     one NstarRow per finished search
     kappa/rank<r>.jsonl     one KappaRow per κ
     ood/rank<r>.jsonl       one OodRow per out-of-distribution check (word problems)
     lengthgen/rank<r>.jsonl one LengthGenRow per length-generalisation check
+    pushes/rank<r>.jsonl    one PushRow per checkpoint pushed to the Hub
+
+Campaigns are sibling folders (``results/cpu``, ``results/gpt2``): a new folder inside or
+around another results folder is refused (NestedResults).
 
 Wiring in the CLI (rank = PartialState().process_index)::
 
     folder = ResultsFolder(out, rank=rank)
     phash = folder.check_protocol(protocol, force=args.force)    # main process first
+    folder.record_command(sys.argv)                             # listed on the card once
     cell = dict(dataset=ds, config=cfg, model=m, model_config_hash=mch, protocol=phash)
     skey = run_key(kind="search", **cell)
     if (row := folder.find_search(skey)) is None:               # finished searches skip
@@ -31,10 +38,17 @@ A rerun repeats the (deterministic) search from its start; every probe it alread
 answered from the journal, so no finished training run is repeated.
 """
 
-from .folder import ResultsFolder, existing_results_folder
+from .folder import ResultsFolder, check_not_nested, command_line, existing_results_folder
 from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
-from .protocol import CorruptResults, ProtocolMismatch, diff_protocols, model_protocol
+from .protocol import (
+    CorruptResults,
+    NestedResults,
+    ProtocolMismatch,
+    diff_protocols,
+    model_protocol,
+    protocol_summary,
+)
 from .render import (
     KAPPA_COLUMNS,
     LENGTHGEN_COLUMNS,
@@ -49,9 +63,26 @@ from .render import (
     nstar_text,
     write_table,
 )
-from .rows import KappaRow, LengthGenRow, NstarRow, OodRow
+from .rows import (
+    CELL_COLUMNS,
+    CellRow,
+    JournalRow,
+    KappaRow,
+    LengthGenRow,
+    NstarRow,
+    OodRow,
+    PushRow,
+)
 
 __all__ = [
+    "CELL_COLUMNS",
+    "CellRow",
+    "JournalRow",
+    "NestedResults",
+    "PushRow",
+    "check_not_nested",
+    "command_line",
+    "protocol_summary",
     "KAPPA_COLUMNS",
     "kappa_bounds_text",
     "kappa_lines",

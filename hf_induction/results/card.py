@@ -1,15 +1,31 @@
-"""The README.md that makes a results folder a Hub dataset repo with four configs."""
+"""The README.md that makes a results folder a Hub dataset repo, one config per table.
+
+The card says what the folder holds (its ``campaign.json``: a description and the command
+lines that wrote it), under which protocol (``protocol.json``, one line per model that has
+settings of its own), and what each table's rows are; its YAML declares every table's columns.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from ..citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
-from .rows import KappaRow, LengthGenRow, NstarRow, OodRow, features_yaml
+from .protocol import protocol_summary
+from .rows import (
+    JournalRow,
+    KappaRow,
+    LengthGenRow,
+    NstarRow,
+    OodRow,
+    PushRow,
+    features_yaml,
+)
 
-_BODY = """
-# hf-induction results
-
+_INDUCTION, _BORN = INDUCTION_BIAS, BORN_A_TRANSFORMER
+_TABLES_TEXT = f"""
 Results of the N* search, the sharing factor κ and length generalisation
-([{induction.title}]({induction.url}); [{born.title}]({born.url})).
+([{_INDUCTION.title}]({_INDUCTION.url}); [{_BORN.title}]({_BORN.url})).
 
 - `nstar`: one row per finished search: N* (`n_star`, the smallest succeeding training-set
   size; null when even the largest size tried failed) and `largest_failing`, so the true
@@ -23,20 +39,51 @@ Results of the N* search, the sharing factor κ and length generalisation
 - `journal`: one row per finished training run, as the trainer recorded it.
 - `pushes`: one row per checkpoint pushed to the Hub (`--push-checkpoints`).
 
-`protocol.json` holds what every result here depends on (ε, grid, budget, search settings).
+The rows of a cell (nstar, kappa, ood, lengthgen) carry its name (`dataset`, `config`) and
+the name parsed: `max_len` (L), `variant` ("Z_5", "S_3", "V16") with `alphabet_size` (|G| or
+V), `kind` (the format or task: "acot", "NRLast") and `dist` ("fixed", "uniform", "s2l").
+
+`protocol.json` holds what every result here depends on (ε, grid, budget, search settings);
+`campaign.json` holds this card's description and commands.
 
 ```python
 from datasets import load_dataset
 nstar = load_dataset("<this folder or repo>", "nstar", split="train")
 ```
-""".format(induction=INDUCTION_BIAS, born=BORN_A_TRANSFORMER)
+"""
 
 
 TABLES = {"nstar": NstarRow, "kappa": KappaRow, "ood": OodRow, "lengthgen": LengthGenRow,
-          "journal": None, "pushes": None}
+          "journal": JournalRow, "pushes": PushRow}
 
 
-def render_card() -> str:
+def protocol_lines(protocol: Mapping[str, Any] | None) -> list[str]:
+    """The protocol in words: the folder's line, then one per model with settings of its own."""
+    if not protocol:
+        return ["- not recorded yet (the first search writes `protocol.json`)"]
+    own = sorted(protocol.get("by_model", {}))
+    lines = [f"- {'every other model' if own else 'every model'}: "
+             f"{protocol_summary(protocol, values=True)}"]
+    lines += [f"- {model}: {protocol_summary(protocol, model, values=True)}" for model in own]
+    return lines
+
+
+def card_body(name: str, description: str, protocol: Mapping[str, Any] | None,
+              commands: Sequence[str]) -> str:
+    """The card's text under its YAML: what, under which protocol, made how, then the tables."""
+    parts = [f"# hf-induction results: {name}", "",
+             description or "(no description: `ResultsFolder(DIR).describe(TEXT)` gives one)",
+             "", "## Protocol", "", *protocol_lines(protocol), "", "## Commands", ""]
+    if commands:
+        parts += ["```bash", *commands, "```"]
+    else:
+        parts += ["(none recorded)"]
+    return "\n".join(parts) + "\n\n## Tables\n" + _TABLES_TEXT
+
+
+def render_card(name: str = "", description: str = "",
+                protocol: Mapping[str, Any] | None = None,
+                commands: Sequence[str] = ()) -> str:
     """Through the libraries' own metadata classes: `DatasetCardData`, and `MetadataConfigs`
     for the tables (nstar the default, so ``load_dataset(repo)`` reads the N* rows)."""
     # Imported here: a command line reads results folders before its arguments are checked,
@@ -47,10 +94,12 @@ def render_card() -> str:
     data = DatasetCardData(license="apache-2.0", pretty_name="hf-induction results",
                            tags=["hf-induction", "induction-bias", "results"])
     MetadataConfigs({
-        name: {"data_files": [{"split": "train", "path": f"{name}/*.jsonl"}],
-               **({"default": True} if name == "nstar" else {})}
-        for name in TABLES}).to_dataset_card_data(data)
-    # Declared types keep a column typed even when every row so far holds null.
-    data["dataset_info"] = [{"config_name": name, "features": features_yaml(row)}
-                            for name, row in TABLES.items() if row is not None]
-    return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n{_BODY}"))
+        table: {"data_files": [{"split": "train", "path": f"{table}/*.jsonl"}],
+                **({"default": True} if table == "nstar" else {})}
+        for table in TABLES}).to_dataset_card_data(data)
+    # Declared types keep a column typed even when every row so far holds null, and spare
+    # `datasets` inferring them from a first file that may be empty.
+    data["dataset_info"] = [{"config_name": table, "features": features_yaml(row)}
+                            for table, row in TABLES.items()]
+    body = card_body(name, description, protocol, commands)
+    return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}"))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
 import warnings
-from collections.abc import Mapping
-from datetime import datetime, timezone
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,24 +16,31 @@ from filelock import FileLock
 from .card import render_card
 from .jsonl import atomic_write_text, clean
 from .keys import stable_hash
-from .protocol import CorruptResults, ProtocolMismatch, diff_protocols
+from .protocol import CorruptResults, NestedResults, ProtocolMismatch, diff_protocols
 from .ranked import RankedJsonl
-from .rows import KappaRow, LengthGenRow, NstarRow, OodRow
+from .rows import KappaRow, LengthGenRow, NstarRow, OodRow, PushRow
 
 
 class ResultsFolder:
-    """``DIR/{README.md, protocol.json, journal/, nstar/, kappa/, ood/, lengthgen/, pushes/}``.
+    """``DIR/{README.md, protocol.json, campaign.json, journal/, nstar/, kappa/, ood/,
+    lengthgen/, pushes/}``: one campaign, under one protocol.
 
     Each table is one JSONL file per process (``rank<r>.jsonl``), so processes never
-    write the same file; only rank 0 writes README.md and protocol.json, each atomically.
-    Appends are flushed and fsynced before returning, so a killed process loses at most
-    the line it was writing, and readers skip such a line with a warning.
+    write the same file; only rank 0 writes README.md, protocol.json and campaign.json, each
+    atomically. Appends are flushed and fsynced before returning, so a killed process loses
+    at most the line it was writing, and readers skip such a line with a warning.
+
+    Campaigns are sibling folders: a new folder (one without protocol.json) inside another
+    results folder, or around one, is refused with NestedResults.
     """
 
     def __init__(self, path: str | Path, rank: int = 0, write: bool = True) -> None:
-        """``write`` False opens a folder to read: nothing is created or rewritten."""
+        """``write`` False opens a folder to read: nothing is created or rewritten. Either way
+        a new folder is checked not to nest with another (NestedResults)."""
         self.path = Path(path)
         self.rank = rank
+        if not self.protocol_file.exists():
+            check_not_nested(self.path)
         self.journal = RankedJsonl(self.path / "journal", rank)
         self.nstar = RankedJsonl(self.path / "nstar", rank)
         self.kappa = RankedJsonl(self.path / "kappa", rank)
@@ -71,25 +79,68 @@ class ResultsFolder:
     def protocol_file(self) -> Path:
         return self.path / "protocol.json"
 
+    @property
+    def campaign_file(self) -> Path:
+        """What the card says beside the protocol: a description and the commands that wrote
+        the folder. Not in protocol.json, whose hash keys the runs: rewording it changes none."""
+        return self.path / "campaign.json"
+
     def _write_card(self) -> None:
         card = self.path / "README.md"
-        text = render_card()
+        campaign = self.read_campaign()
+        text = render_card(self.path.resolve().name, campaign["description"],
+                           self.read_protocol(), campaign["commands"])
         if not card.exists() or card.read_text(encoding="utf-8") != text:
             atomic_write_text(card, text)
 
-    def read_protocol(self) -> dict[str, Any] | None:
-        """The recorded protocol, None if there is none; CorruptResults if it is garbled."""
-        if not self.protocol_file.exists():
+    def _read_object(self, path: Path, what: str) -> dict[str, Any] | None:
+        if not path.exists():
             return None
         try:
-            protocol = json.loads(self.protocol_file.read_text(encoding="utf-8"))
+            found = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CorruptResults(f"{self.protocol_file} is not valid JSON ({e}): fix it, or "
-                                 "move it away to start the folder anew") from None
-        if not isinstance(protocol, dict):
-            raise CorruptResults(f"{self.protocol_file} holds no protocol (a JSON object): fix "
-                                 "it, or move it away")
-        return protocol
+            raise CorruptResults(f"{path} is not valid JSON ({e}): fix it, or move it away "
+                                 "to start the folder anew") from None
+        if not isinstance(found, dict):
+            raise CorruptResults(f"{path} holds no {what} (a JSON object): fix it, or move it "
+                                 "away")
+        return found
+
+    def read_protocol(self) -> dict[str, Any] | None:
+        """The recorded protocol, None if there is none; CorruptResults if it is garbled."""
+        return self._read_object(self.protocol_file, "protocol")
+
+    def read_campaign(self) -> dict[str, Any]:
+        """``{"description": str, "commands": [str, ...]}``, empty where none is recorded;
+        CorruptResults if campaign.json is garbled."""
+        found = self._read_object(self.campaign_file, "campaign description") or {}
+        return {"description": str(found.get("description", "")),
+                "commands": [str(c) for c in found.get("commands", [])]}
+
+    def _update_campaign(self, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        # Rank 0 writes, under the folder's campaign lock, as it writes protocol.json.
+        if self.rank != 0:
+            return
+        (self.path / ".locks").mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.path / ".locks" / "campaign.lock")):
+            held = self.read_campaign()
+            new = change(held)
+            if new != held:
+                atomic_write_text(self.campaign_file,
+                                  json.dumps(new, indent=2, ensure_ascii=False) + "\n")
+            self._write_card()
+
+    def describe(self, description: str) -> None:
+        """Say in words what the folder holds (the card's first paragraph); rank 0 writes."""
+        self._update_campaign(lambda c: {**c, "description": description.strip()})
+
+    def record_command(self, command: str | Sequence[str]) -> None:
+        """List a command line that wrote into the folder on its card, once: a string as it
+        is, an ``argv`` (``sys.argv``) through `command_line`. Rank 0 writes; a rerun of the
+        same command (a resume) adds nothing."""
+        line = command if isinstance(command, str) else command_line(command)
+        self._update_campaign(lambda c: c if line in c["commands"]
+                              else {**c, "commands": [*c["commands"], line]})
 
     def check_protocol(self, protocol: Mapping[str, Any], force: bool = False) -> str:
         """Refuse a folder made under another protocol; record the protocol if absent.
@@ -118,6 +169,7 @@ class ResultsFolder:
                 if self.rank == 0:
                     text = json.dumps(given, indent=2, sort_keys=True, allow_nan=False) + "\n"
                     atomic_write_text(self.protocol_file, text)
+                    self._write_card()
         return stable_hash(given)
 
     def claim(self, key: str) -> FileLock:
@@ -185,16 +237,58 @@ class ResultsFolder:
 
     def append_push(self, key: str, repo_id: str, search_key: str) -> None:
         """Record a checkpoint push that landed (``repo_id``, of the search ``search_key``)."""
-        self.pushes.append({"key": key, "repo_id": repo_id, "search": search_key,
-                            "pushed_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+        self.pushes.append(PushRow.now(key, repo_id, search_key).to_dict())
 
-    def find_push(self, key: str) -> dict[str, Any] | None:
-        return self.pushes.find(key)
+    def find_push(self, key: str) -> PushRow | None:
+        found = self.pushes.find(key)
+        return None if found is None else PushRow.from_dict(found)
 
     def refresh(self) -> None:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""
         for table in self.tables:
             table.refresh()
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """``sys.argv`` as a command to type again: a script as ``python PATH`` (relative to the
+    working directory where it lies under it), an entry point by its name."""
+    program = Path(argv[0])
+    if program.suffix == ".py":
+        if program.is_absolute() and program.is_relative_to(Path.cwd()):
+            program = program.relative_to(Path.cwd())
+        head = ["python", str(program)]
+    else:
+        head = [program.name]
+    return shlex.join([*head, *argv[1:]])
+
+
+def _shown(path: Path) -> str:
+    # Relative to the working directory where it lies under it, as one would type it.
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def check_not_nested(path: str | Path) -> None:
+    """Refuse a new results folder at ``path`` inside a results folder (an ancestor holds a
+    protocol.json) or around one (a folder under it does): NestedResults naming both."""
+    path = Path(path)
+    here = path.resolve()
+    for parent in here.parents:
+        if (parent / "protocol.json").is_file():
+            raise NestedResults(
+                f"{path} would be a results folder inside the results folder {_shown(parent)}: "
+                "give each campaign its own folder beside the others")
+    if not here.is_dir():
+        return
+    for root, dirs, files in os.walk(here):
+        if "protocol.json" in files:
+            raise NestedResults(
+                f"{path} would be a results folder around the results folder "
+                f"{_shown(Path(root))}: give each campaign its own folder beside the others")
+        # Locks, caches and a VCS's folders hold no campaigns.
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
 
 
 def existing_results_folder(text: str) -> ResultsFolder:

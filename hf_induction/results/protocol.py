@@ -13,6 +13,11 @@ class CorruptResults(ValueError):
     """A file of a results folder cannot be read as what it should be (say protocol.json)."""
 
 
+class NestedResults(ValueError):
+    """A new results folder would sit inside another results folder, or around one: each
+    campaign is a folder of its own, beside the others."""
+
+
 class ProtocolMismatch(ValueError):
     """The results folder holds results of another protocol; mixing them would be wrong."""
 
@@ -64,3 +69,34 @@ def model_protocol(protocol: Mapping[str, Any], model: str) -> dict[str, Any]:
     for part, values in own.items():
         merged[part] = {**protocol.get(part, {}), **values}
     return merged
+
+
+def protocol_summary(protocol: Mapping[str, Any], model: str | None = None, *,
+                     values: bool = False) -> str:
+    """One line: steps, grid, ε, search, early failure; "?" where the protocol is unknown.
+    With a model: that model's, where its preset gave it settings of its own. ``values``
+    spells the grid and the search's start out (``lr {0.01, 0.003} × seeds {10, 20}``,
+    ``refined search from N = 8``), and the forecast rule's version, where the default counts
+    them (``2 lr × 2 seeds``)."""
+    if model is not None:
+        protocol = model_protocol(protocol, model)
+    train, search = protocol.get("train", {}), protocol.get("search", {})
+    if not train:
+        return "?"
+    lrs, seeds = train.get("lrs", []), train.get("seeds", [])
+    rule = train.get("early_failure") or (
+        {"name": f"patience {train['patience_steps']}"} if train.get("patience_steps") else None)
+    if values:
+        grid = (f"lr {{{', '.join(f'{x:g}' for x in lrs)}}} × "
+                f"seeds {{{', '.join(str(x) for x in seeds)}}}")
+        start = f" from N = {search['n_start']:,}" if "n_start" in search else ""
+        if rule and rule["name"] == "forecast":
+            # The first version also decided the probe of the whole pool (RESUME_HINTS).
+            rule = {"name": "forecast" if rule.get("whole_pool") is False else "forecast-v1"}
+    else:
+        grid, start = f"{len(lrs)} lr × {len(seeds)} seeds", ""
+    parts = [f"{train.get('max_steps', 0):,} steps", grid,
+             f"ε {train.get('epsilon', '?'):g}" if "epsilon" in train else "ε ?",
+             f"{search.get('mode', '?')} search{start}",
+             f"early failure: {rule['name']}" if rule else "every run to its budget"]
+    return ", ".join(parts)

@@ -1,8 +1,10 @@
-"""The rows of the nstar and kappa tables, with the column types the dataset card declares.
+"""The rows of a results folder's tables, with the column types the dataset card declares.
 
 Every column has one type in every row (None-able ints stay int64), and the probes with
 their runs, whose shape the trainer decides, are one JSON string column, so
-``load_dataset(DIR, "nstar")`` never meets two schemas.
+``load_dataset(DIR, "nstar")`` never meets two schemas. The rows of a cell (nstar, kappa,
+ood, lengthgen) carry the cell's name parsed into columns (`CellRow`), so that a reader
+filters and plots by L, group or task without parsing ``acot_L10_uniform_m3``.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
-from .. import __version__
+from .. import __version__, tasks
 from ..search import ProbeOutcome, SearchResult, SearchSettings, kappa, kappa_bounds
 from .jsonl import to_json
 
@@ -26,12 +28,47 @@ def _now() -> str:
 
 
 @dataclass(frozen=True)
-class NstarRow:
-    """One finished search. ``probes`` is a JSON list of ProbeOutcome dicts with their runs."""
+class CellRow:
+    """What every row of a cell starts with: its key, the cell's name, and the name parsed.
+
+    The parsed columns are a function of (dataset, config), filled in here whatever the
+    caller passes, so they never disagree with the name; a name this version of the package
+    cannot parse keeps the values given (a row written by another version), else None.
+    """
 
     key: str
     dataset: str
     config: str
+    # The cell parsed: L (the longest length), the family parameter as a label ("Z_5",
+    # "S_3", "V16") and as the alphabet's size (|G| or V), the format or task ("acot",
+    # "NRLast"), and the length law ("fixed", "uniform", "s2l").
+    max_len: int | None = field(default=None, kw_only=True)
+    variant: str | None = field(default=None, kw_only=True)
+    alphabet_size: int | None = field(default=None, kw_only=True)
+    kind: str | None = field(default=None, kw_only=True)
+    dist: str | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        cell = tasks.parse_or_none(self.dataset, self.config)
+        if cell is None:
+            return
+        for name, value in cell_columns(cell).items():
+            object.__setattr__(self, name, value)
+
+
+def cell_columns(cell: tasks.TaskCell) -> dict[str, Any]:
+    """The `CellRow` columns of a parsed cell."""
+    return {"max_len": cell.max_len, "variant": cell.variant,
+            "alphabet_size": cell.alphabet_size, "kind": cell.kind, "dist": cell.dist}
+
+
+CELL_COLUMNS = tuple(f.name for f in fields(CellRow) if f.kw_only)
+
+
+@dataclass(frozen=True)
+class NstarRow(CellRow):
+    """One finished search. ``probes`` is a JSON list of ProbeOutcome dicts with their runs."""
+
     model: str
     model_config_hash: str
     search_mode: str
@@ -115,15 +152,13 @@ class NstarRow:
 
 
 @dataclass(frozen=True)
-class KappaRow:
-    """One κ: N*_n for each length (in ``lengths`` order) and N*_joint.
+class KappaRow(CellRow):
+    """One κ: N*_n for each length (in ``lengths`` order) and N*_joint; its cell is the joint
+    one.
 
     kappa is None when some N* is None (undefined); kappa_high is None when unbounded.
     """
 
-    key: str
-    dataset: str
-    config: str
     model: str
     model_config_hash: str
     search_mode: str
@@ -191,15 +226,12 @@ class KappaRow:
 
 
 @dataclass(frozen=True)
-class OodRow:
+class OodRow(CellRow):
     """One out-of-distribution check: the best run at size ``n``, tested at length 2L.
 
     Normalised accuracies map chance (1/|G|) to 0 and perfect to 1.
     """
 
-    key: str
-    dataset: str
-    config: str
     model: str
     model_config_hash: str
     n: int
@@ -224,7 +256,7 @@ class OodRow:
 
 
 @dataclass(frozen=True)
-class LengthGenRow:
+class LengthGenRow(CellRow):
     """One length-generalisation check: the best run at size ``n``, scored on the validation
     set (the training lengths) and on every test split (longer lengths).
 
@@ -233,9 +265,6 @@ class LengthGenRow:
     exact match and token accuracy), in split order.
     """
 
-    key: str
-    dataset: str
-    config: str
     model: str
     model_config_hash: str
     n: int
@@ -258,14 +287,63 @@ class LengthGenRow:
         return _from_dict(cls, data)
 
 
+@dataclass(frozen=True)
+class JournalRow:
+    """One finished training run, as the runner journals it: the cell's key fields, the size
+    ``n``, and the trainer's `RunResult` (losses are null where the run never evaluated or
+    diverged). The folder stores the runner's mapping as it comes (`ResultsFolder.append_run`);
+    this class declares the journal's columns for the dataset card.
+    """
+
+    key: str
+    dataset: str
+    config: str
+    model: str
+    model_config_hash: str
+    protocol: str
+    data_seed: int
+    n: int
+    lr: float
+    seed: int
+    success: bool
+    best_val_loss: float | None
+    final_val_loss: float | None
+    steps: int
+    wall_s: float
+    stop_reason: str
+
+
+@dataclass(frozen=True)
+class PushRow:
+    """One checkpoint push that landed: the model repo ``repo_id`` of the search ``search``."""
+
+    key: str
+    repo_id: str
+    search: str
+    pushed_at: str
+
+    @classmethod
+    def now(cls, key: str, repo_id: str, search: str) -> PushRow:
+        return cls(key=key, repo_id=repo_id, search=search, pushed_at=_now())
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PushRow:
+        return _from_dict(cls, data)
+
+
 def _from_dict(cls: type, data: Mapping[str, Any]) -> Any:
-    missing = [f.name for f in fields(cls) if f.name not in data]
+    # A column with a default is one a later version added: an older row lacks it.
+    missing = [f.name for f in fields(cls)
+               if f.name not in data and f.default is MISSING and f.default_factory is MISSING]
     if missing:
         raise ValueError(f"a {cls.__name__} needs {', '.join(missing)}")
     # JSON gives lists where the row holds tuples; frozen rows compare equal only as tuples.
     return cls(**{
         f.name: tuple(data[f.name]) if isinstance(data[f.name], list) else data[f.name]
-        for f in fields(cls)
+        for f in fields(cls) if f.name in data
     })
 
 

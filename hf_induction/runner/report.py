@@ -1,8 +1,9 @@
 """The report of a results folder: N*, κ, OOD and N* against |G| tables, compute, deviations.
 
-``scripts/report.py results/ --out docs/results`` writes ``tables.md`` and the figures; the
-prose of ``docs/results.md`` reads them. Everything here is computed from the folder's rows
-and its ``protocol.json``, so a report never states a number the folder does not hold.
+``scripts/report.py results/first_campaign --out docs/results/first_campaign`` writes
+``tables.md`` and the figures; the prose of ``docs/results.md`` reads them. Everything here is
+computed from the folder's rows and its ``protocol.json``, so a report never states a number
+the folder does not hold.
 """
 
 from __future__ import annotations
@@ -243,7 +244,7 @@ def render_tables(folder: ResultsFolder, figures: Sequence[str] = ()) -> str:
               "", "## Out of distribution (length 2L; chance 0, perfect 1)", "",
               table(OOD_COLUMNS, ood_table(latest(folder.read_ood()))),
               "", "## Length generalisation (the best run at N; validation = the training "
-              "lengths)", "",
+              "lengths; chance = what uniform guessing scores)", "",
               table(LENGTHGEN_TABLE_COLUMNS, lengthgen_table_rows(folder.read_lengthgen())),
               "", "## N* against the group size", "",
               table(GROUP_COLUMNS, group_table(nstar_vs_group(nstar))),

@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 from _hub_clients import run_client
-from _results_fixture import write_results
+from _results_fixture import NSTARS, L, nstar_row, write_results
 
 from hf_induction.hub import leaderboard_entries, write_leaderboard
 from hf_induction.results import ResultsFolder
@@ -65,22 +65,105 @@ def test_leaderboard_files_from_a_local_folder(tmp_path):
     assert "(no κ rows)" in written[0].read_text()
 
 
+def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
+    from hf_induction.commands.leaderboard import main
+
+    first, second = write_results(tmp_path / "first").path, write_results(tmp_path / "second").path
+    # The second folder holds one search more than the first.
+    ResultsFolder(second).append_nstar(nstar_row("modadd", "acot_L9", "lstm", 7))
+    assert main([str(second), str(first), "--out", str(tmp_path / "out")]) == 0
+    md = (tmp_path / "out" / "leaderboard.md").read_text()
+    assert f"Results: `{second}`, `{first}`" in md
+    single = "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 |"
+    kappa = _kappa_lines(md)
+    # Every κ of both folders, ties in the order the folders were given.
+    assert len(kappa) == 2 * len(NSTARS)
+    assert kappa[:2] == [f"{single} {second} |", f"{single} {first} |"]
+    nstar = [line for line in md.split("## N* per search")[1].split("##")[0].splitlines()
+             if line.startswith("| modadd") or line.startswith("| permutation")]
+    searches = len(NSTARS) * L  # N*_n for n = 2..L and N*_joint, per κ
+    assert len(nstar) == 2 * searches + 1
+    assert [line for line in nstar if "acot_L9" in line] == [
+        f"| modadd | acot_L9 | lstm | 7 | 3 | 1,000,000 | yes | {second} |"]
+    # The figures are over both folders' entries: the same tasks, so the same files.
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.png")) == [
+        "kappa_modadd_Z_5.png", "kappa_permutation_S_5.png", "nstar_vs_length_modadd_Z_5.png",
+        "nstar_vs_length_permutation_S_5.png"]
+    assert capsys.readouterr().out.splitlines()[0] == str(tmp_path / "out" / "leaderboard.md")
+    # One source alone: no column naming it.
+    write_leaderboard(first, tmp_path / "one")
+    assert _kappa_lines((tmp_path / "one" / "leaderboard.md").read_text())[0] == single
+
+
+def test_chance_levels_are_what_uniform_guessing_scores():
+    import numpy as np
+
+    from hf_induction.hub.leaderboard import chance_level, split_sizes
+    from hf_induction.tasks import generate, parse
+
+    rng = np.random.default_rng(0)
+    for dataset, config, split in [("modadd", "acot_L3", "test"),
+                                   ("permutation", "outcome_L3_S3", "test"),
+                                   ("retrieval", "NRLast_L5_V4", "test_long"),
+                                   ("copy", "NF_L4_uniform_V4", "validation"),
+                                   ("copy", "UB_L2_V6", "test")]:
+        cell = parse(dataset, config)
+        ex = generate(cell, split, None, seed=0)
+        lengths, counts = np.unique(ex.lengths, return_counts=True)
+        assert split_sizes(cell, split) == dict(zip(lengths, counts, strict=True))
+        # Guessing: every output a uniform symbol of the alphabet; the mean over many guesses,
+        # within 4 standard errors (an exact match's chance weighs each length by its count:
+        # unweighted, the copy cells' would lie 7 standard errors off).
+        guesses = [cell.metrics(rng.integers(0, cell.alphabet_size, ex.labels.shape), ex.labels)
+                   for _ in range(200)]
+        for metric in guesses[0]:
+            scores = np.array([g[metric] for g in guesses])
+            chance = chance_level(cell, metric, split_sizes(cell, split))
+            error = scores.std() / np.sqrt(len(scores))
+            assert abs(scores.mean() - chance) <= 4 * error, (config, metric, scores.mean(), chance)
+
+
+def test_the_length_generalisation_table_shows_the_run_and_chance():
+    import json
+
+    from hf_induction.hub.leaderboard import LENGTHGEN_TABLE_COLUMNS, lengthgen_table_rows
+    from hf_induction.results import LengthGenRow
+
+    scores = {"validation": {"lengths": "2..4", "accuracy": 0.9},
+              "test": {"lengths": "5..8", "accuracy": 0.5}}
+    row = LengthGenRow(key="k", dataset="retrieval", config="UR_L4_uniform_V4", model="lstm",
+                       model_config_hash="h", n=1500, lr=3e-3, seed=20, steps=100,
+                       val_loss=0.0123, results=json.dumps(scores), protocol_hash="p",
+                       finished_at="2026-01-01T00:00:00+00:00")
+    (line,) = lengthgen_table_rows([row])
+    assert dict(zip(LENGTHGEN_TABLE_COLUMNS, line, strict=True)) == {
+        "task": "retrieval", "config": "UR_L4_uniform_V4", "model": "lstm", "C-RASP[pos]": "yes",
+        "N": "1,500", "lr": "0.003", "seed": "20", "val loss": "0.0123",
+        "validation": "2..4: accuracy 0.900 (chance 0.25)",
+        "test": "5..8: accuracy 0.500 (chance 0.25)", "test_long": ""}
+
+
 def test_leaderboard_script_reads_a_hub_dataset(hub_server, tmp_path):
     write_results(tmp_path / "results")
     run_client(hub_server, f"""
 from hf_induction.hub import push_results
 push_results({str(tmp_path / "results")!r}, "org/results", create=True)
 """)
+    # A Hub dataset and a local folder in one board.
     proc = hub_server.run([sys.executable, str(ROOT / "scripts" / "leaderboard.py"), "org/results",
-                           "--out", str(tmp_path / "out")], timeout=180)
+                           str(tmp_path / "results"), "--out", str(tmp_path / "out")], timeout=180)
     assert proc.returncode == 0, proc.stderr
     md = (tmp_path / "out" / "leaderboard.md").read_text()
-    assert "Results: `org/results`" in md and len(_kappa_lines(md)) == 5
-    assert _kappa_lines(md)[0] == (
-        "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 |")
+    assert f"Results: `org/results`, `{tmp_path / 'results'}`" in md
+    single = "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 |"
+    assert len(_kappa_lines(md)) == 10 and _kappa_lines(md)[:2] == [
+        f"{single} [org/results](https://huggingface.co/datasets/org/results) |",
+        f"{single} {tmp_path / 'results'} |"]
     assert len(list((tmp_path / "out").glob("*.png"))) == 4
     missing = hub_server.run([sys.executable, str(ROOT / "scripts" / "leaderboard.py"),
-                              "org/absent", "--out", str(tmp_path / "out3")], timeout=180)
+                              str(tmp_path / "results"), "org/absent", "--out",
+                              str(tmp_path / "out3")], timeout=180)
     assert missing.returncode == 1
-    last = missing.stderr.strip().splitlines()[-1]
-    assert last.startswith("leaderboard.py: error: cannot read results org/absent")
+    assert missing.stderr.strip().splitlines() == [
+        "leaderboard.py: error: cannot read results org/absent: org/absent is neither a local "
+        "folder nor a Hub dataset repo one can read"]

@@ -41,10 +41,11 @@ def test_another_protocol_is_refused_with_the_differing_keys(tmp_path):
 
 def test_a_folder_of_the_first_forecast_rule_is_told_how_to_resume(tmp_path):
     rule = {"name": "forecast", "margin": 10.0, "gap": 0.02, "start": 0.1}
-    ResultsFolder(tmp_path).check_protocol({**PROTOCOL, "train": {"early_failure": rule}})
+    ResultsFolder(tmp_path / "v1").check_protocol(
+        {**PROTOCOL, "train": {"early_failure": rule}})
     now = {**PROTOCOL, "train": {"early_failure": {**rule, "whole_pool": False}}}
     with pytest.raises(ProtocolMismatch, match="--early-failure forecast-v1"):
-        ResultsFolder(tmp_path).check_protocol(now)
+        ResultsFolder(tmp_path / "v1").check_protocol(now)
     # The other way round (a folder of the rule now, run with the first version): no hint.
     ResultsFolder(tmp_path / "now").check_protocol(now)
     with pytest.raises(ProtocolMismatch) as info:

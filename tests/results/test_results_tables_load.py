@@ -1,5 +1,6 @@
 """Every table of a results folder loads with `datasets`, whichever tables hold rows yet."""
 
+import shutil
 import uuid
 
 import datasets
@@ -45,3 +46,29 @@ def test_a_folder_is_read_afresh_after_it_grows_and_never_as_its_namesake(tmp_pa
     assert sorted(r["n"] for r in load_table(first, "journal")) == [3, 5]
     ResultsFolder(second).append_run("k9", {"n": 8, "success": True})
     assert [r["n"] for r in load_table(second, "journal")] == [8]
+
+
+def test_a_table_reads_every_row_whichever_of_its_files_are_empty(tmp_path):
+    # Rank 0 touches every table's file; a table that rank 0 never wrote to reads as empty
+    # first, and `datasets` infers an undeclared table's columns from its first file.
+    folder = ResultsFolder(tmp_path / "results")
+    ResultsFolder(folder.path, rank=1).append_run("k1", {"n": 3, "success": True})
+    ResultsFolder(folder.path, rank=2).append_push("p1", "org/ckpt", "s1")
+    (folder.path / "pushes" / "rank3.jsonl").touch()
+    assert [r["n"] for r in load_table(folder.path, "journal")] == [3]
+    assert [r["repo_id"] for r in load_table(folder.path, "pushes")] == ["org/ckpt"]
+    # Without a card (nothing declared) and with a table of no file at all.
+    bare = tmp_path / "bare"
+    shutil.copytree(folder.path / "pushes", bare / "pushes")
+    assert [r["search"] for r in load_table(bare, "pushes")] == ["s1"]
+    assert load_table(bare, "nstar") == []
+
+
+def test_declared_column_types_hold_whatever_the_rows_spell(tmp_path):
+    # The card declares pool_size float64 (S5 at length 10 overflows an int64); a row that
+    # spells it as an integer, in a rank file after an empty one, still reads as a float.
+    folder = ResultsFolder(tmp_path / "results")
+    ResultsFolder(folder.path, rank=1).nstar.append({"key": "s1", "pool_size": 10**6})
+    (row,) = load_table(folder.path, "nstar")
+    assert row["key"] == "s1" and row["pool_size"] == 1e6 and isinstance(row["pool_size"], float)
+    assert row["n_star"] is None

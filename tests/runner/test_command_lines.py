@@ -109,7 +109,8 @@ def test_each_model_trains_at_its_presets_rates_and_a_flag_wins(tmp_path):
 
 @pytest.mark.parametrize("recipe,message", [
     ({"max_step": 5}, "unknown key(s) max_step; allowed: batch_size"),
-    ({"max_steps": "many"}, "argument --max-steps: invalid int value"),
+    ({"max_steps": "many"},
+     "argument --max-steps: expected an integer in 1..9223372036854775807, got 'many'"),
     ({"kappa": "yes"}, "kappa: --kappa takes true or false"),
     ([1, 2], "expected a mapping of flag: value"),
 ])
@@ -167,10 +168,11 @@ def test_fp16_is_refused_in_one_line(monkeypatch, tmp_path, capsys):
 def test_the_console_entry_point_runs_the_same_commands():
     listing = subprocess.run(["hf-induction"], capture_output=True, text=True, env=env())
     assert listing.returncode == 2 and all(name in listing.stdout for name in COMMANDS)
-    via_entry = subprocess.run(["hf-induction", "kappa", str(ROOT / "results")],
+    published = str(ROOT / "results" / "first_campaign")
+    via_entry = subprocess.run(["hf-induction", "kappa", published],
                                capture_output=True, text=True, env=env())
-    via_script = subprocess.run([sys.executable, str(ROOT / "scripts" / "kappa.py"),
-                                 str(ROOT / "results")], capture_output=True, text=True, env=env())
+    via_script = subprocess.run([sys.executable, str(ROOT / "scripts" / "kappa.py"), published],
+                                capture_output=True, text=True, env=env())
     assert via_entry.returncode == 0 and via_entry.stdout == via_script.stdout
     assert "acot_L10_uniform" in via_entry.stdout
     unknown = subprocess.run(["hf-induction", "train"], capture_output=True, text=True, env=env())

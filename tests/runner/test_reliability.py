@@ -103,7 +103,7 @@ def test_an_output_path_that_is_a_file_is_refused(tmp_path):
     target.write_text("x")
     one_line_error(run_cli([*BASE, "--out", str(target)]), 2, "is a file")
     for script, args in (("build_datasets.py", ["--dataset", "modadd", "--configs", "acot_L3"]),
-                         ("report.py", [str(ROOT / "results")])):
+                         ("report.py", [str(ROOT / "results" / "first_campaign")])):
         proc = subprocess.run([sys.executable, str(ROOT / "scripts" / script), *args, "--out",
                                str(target)], capture_output=True, text=True, env=env())
         one_line_error(proc, 2, "is a file")
@@ -129,8 +129,8 @@ def test_other_scripts_name_the_flag_at_fault(tmp_path):
         return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args],
                               capture_output=True, text=True, env=env())
 
-    one_line_error(script("push.py", str(ROOT / "results"), "org/x", "--max-retries", "-1"), 2,
-                   "--max-retries")
+    one_line_error(script("push.py", str(ROOT / "results" / "first_campaign"), "org/x",
+                          "--max-retries", "-1"), 2, "--max-retries")
     one_line_error(script("build_datasets.py", "--dataset", "modadd", "--configs", "acot_L3",
                           "--out", str(tmp_path / "d"), "--seed", "-1"), 2, "--seed")
     assert not (tmp_path / "d").exists()

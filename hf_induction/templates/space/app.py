@@ -2,9 +2,9 @@
 Citation.
 
 The results are a list of local folders or Hub dataset ids: the command line
-(``python app.py results results/gpt2``), else HF_INDUCTION_RESULTS (comma-separated), else
-the ``results.txt`` that ``hf-induction space`` writes beside the app, else the default
-below. GRADIO_SERVER_PORT picks the port.
+(``python app.py results/first_campaign results/gpt2``), else HF_INDUCTION_RESULTS
+(comma-separated), else the ``results.txt`` that ``hf-induction space`` writes beside the
+app, else the default below. GRADIO_SERVER_PORT picks the port.
 """
 
 from __future__ import annotations
