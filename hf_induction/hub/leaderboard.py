@@ -25,6 +25,8 @@ from ..results import (
     kappa_bounds_text,
     kappa_text,
     missing_nstar,
+    nstar_bracket,
+    nstar_text,
 )
 
 # The dataset card: which files make each table, and their declared column types.
@@ -50,11 +52,18 @@ def load_table(source: str | Path, table: str, *, cache_dir: str | None = None) 
              if Path(f).stat().st_size > 0]
     if not files:
         return []
-    with tempfile.TemporaryDirectory() as fresh:
-        # Without a cache of the caller's, a throwaway one: `datasets` would keep a copy of
-        # every version of a folder that grows as its searches run.
-        return datasets.load_dataset("json", data_files=files, features=features,
-                                     split="train", cache_dir=cache_dir or fresh).to_list()
+    # A table of a few rows reads in milliseconds: no "Generating train split" bar a table.
+    shown = datasets.utils.logging.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    try:
+        with tempfile.TemporaryDirectory() as fresh:
+            # Without a cache of the caller's, a throwaway one: `datasets` would keep a copy
+            # of every version of a folder that grows as its searches run.
+            return datasets.load_dataset("json", data_files=files, features=features,
+                                         split="train", cache_dir=cache_dir or fresh).to_list()
+    finally:
+        if shown:
+            datasets.enable_progress_bars()
 
 
 def _table_folder(source: str | Path, table: str) -> Path:
@@ -206,11 +215,6 @@ def fmt_number(value: float | int | None, digits: int = 3) -> str:
     return f"{value:.{digits}g}"
 
 
-def nstar_bracket(n_star: int | None, largest_failing: int | None) -> str:
-    """The bracket a search leaves N* in: (largest failing N, N*]."""
-    return f"({fmt_number(largest_failing)}, {fmt_number(n_star)}]"
-
-
 TABLE_COLUMNS = ("task", "group", "format", "L", "model", "κ", "κ range", "N* missing",
                  "N*_joint", "N*_joint bracket", "Σ N*_n")
 
@@ -235,15 +239,19 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-NSTAR_TABLE_COLUMNS = ("task", "config", "model", "N*", "largest failing", "pool", "converged")
+NSTAR_TABLE_COLUMNS = ("task", "config", "model", "N*", "N* lies in", "pool", "converged")
 
 
 def nstar_table_rows(rows: Iterable[NstarRow]) -> list[list[str]]:
+    """N* as the command line prints it: never blank ("> 1,056 (whole pool)"), with its
+    bracket (`results.render`)."""
     latest = {r.key: r for r in rows}
     ordered = sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model))
     return [
-        [r.dataset, r.config, r.model, fmt_number(r.n_star), fmt_number(r.largest_failing),
-         fmt_number(r.pool_size), "yes" if r.converged else "no"]
+        [r.dataset, r.config, r.model,
+         nstar_text(r.n_star, r.largest_failing, r.pool_size, r.n_cap),
+         nstar_bracket(r.n_star, r.largest_failing), fmt_number(r.pool_size),
+         "yes" if r.converged else "no"]
         for r in ordered
     ]
 

@@ -19,7 +19,6 @@ from ..hub.leaderboard import (
     LENGTHGEN_TABLE_COLUMNS,
     lengthgen_table_rows,
     markdown_table,
-    nstar_bracket,
 )
 from ..hub.leaderboard import fmt_number as fmt
 from ..models import PRESETS, build_config, model_config_hash
@@ -31,6 +30,7 @@ from ..results import (
     kappa_bounds_text,
     kappa_text,
     missing_nstar,
+    nstar_bracket,
 )
 from .budgets import BUDGETS
 from .tables import kappa_rows, latest

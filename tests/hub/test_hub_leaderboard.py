@@ -55,7 +55,8 @@ def test_leaderboard_files_from_a_local_folder(tmp_path):
         "| permutation | S_5 | acot | 4 | dense_ssm | 4 | [2.03, 7.86] | none | 112 "
         "| (56, 112] | 448 |",
     ]
-    assert "| modadd | cot_L3 | gpt2 | — | — | 1,000,000 | no |" in md
+    # A search that never probed says so, in the words the command line prints.
+    assert "| modadd | cot_L3 | gpt2 | not probed | (0, ∞) | 1,000,000 | no |" in md
     assert "![kappa_modadd_Z_5](kappa_modadd_Z_5.png)" in md
     # an empty results folder gives an empty leaderboard, not an error
     ResultsFolder(tmp_path / "empty")
@@ -84,7 +85,7 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
     searches = len(NSTARS) * L  # N*_n for n = 2..L and N*_joint, per κ
     assert len(nstar) == 2 * searches + 1
     assert [line for line in nstar if "acot_L9" in line] == [
-        f"| modadd | acot_L9 | lstm | 7 | 3 | 1,000,000 | yes | {second} |"]
+        f"| modadd | acot_L9 | lstm | 7 | (3, 7] | 1,000,000 | yes | {second} |"]
     # The figures are over both folders' entries: the same tasks, so the same files.
     assert sorted(p.name for p in (tmp_path / "out").glob("*.png")) == [
         "kappa_modadd_Z_5.png", "kappa_permutation_S_5.png", "nstar_vs_length_modadd_Z_5.png",
