@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..tasks.limits import BYTES_PER_ROW, MAX_INT64, MAX_ROWS, MEMORY
+from ..tasks.limits import MAX_INT64, MAX_ROWS, ROWS_WHY
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -138,8 +138,7 @@ def ints_in(low: int, high: int, why: str):
 INT64 = "the results tables hold int64"
 nonnegative_int = int_in(0, MAX_INT64, INT64)
 # A size asked of a split (rows to train on, a batch): 0 is no size.
-rows = int_in(1, MAX_ROWS, f"a split holds at most this many rows: every row drawn keeps a "
-              f"64-bit hash, {BYTES_PER_ROW} bytes a row requested in {MEMORY}")
+rows = int_in(1, MAX_ROWS, f"a split holds at most this many rows: {ROWS_WHY}")
 
 
 def _finite_number(text: str, zero_allowed: bool) -> float:

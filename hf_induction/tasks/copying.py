@@ -21,7 +21,6 @@ Config names: ``{task}_L{L}[_{dist}][_V{V}]``, e.g. ``UF_L10``, ``NB_L16_uniform
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -49,40 +48,11 @@ def repeated_symbols(n: int) -> int:
     return min(n // 2, max(2, n // 3))
 
 
-def _partitions(targets: dict[int, int]) -> dict[int, int]:
-    """S(n, p) for each ``n: p`` of ``targets``: the partitions of n places into p blocks of at
-    least two (associated Stirling numbers of the second kind), in one sweep over n of
-
-        S(n, k) = k S(n - 1, k) + (n - 1) S(n - 2, k - 1)
-
-    (place n joins one of the k blocks of a partition of the others, or opens a block with one
-    of the n - 1 others). Only the rows' band that reaches a target is kept: from (n', k) a
-    target (n, p) needs p - k <= (n - n') / 2 (a step adds one place, or two and a block), so
-    O(n x band) big-integer steps, about 3 s at the longest copy cell (L = 1,023, n = 3,069)
-    where the sum over block sizes took 5 minutes."""
-    n_max = max(targets, default=0)
-    top = max(targets.values(), default=0)
-    # least[n'] = min over targets n >= n' of 2p - n: the band's floor at n' is (least + n') / 2.
-    least = [0] * (n_max + 2)
-    least[n_max + 1] = 2 * top
-    for n in range(n_max, -1, -1):
-        least[n] = min(least[n + 1], 2 * targets[n] - n) if n in targets else least[n + 1]
-    before, row = [1] + [0] * top, [0] * (top + 1)  # n = 0, n = 1
-    found = {n: before[p] for n, p in targets.items() if n == 0}
-    found.update({n: row[p] for n, p in targets.items() if n == 1})
-    for n in range(2, n_max + 1):
-        new = [0] * (top + 1)
-        for k in range(max(1, (least[n] + n) // 2 - 1), min(top, n // 2) + 1):
-            new[k] = k * row[k] + (n - 1) * before[k - 1]
-        before, row = row, new
-        if n in targets:
-            found[n] = row[targets[n]]
-    return found
-
-
 # S(m, k) for every m counted so far, a row a length (k = 0..m // 2): the rows `arrangements`
 # extends on demand. A repeating source is drawn from ratios of these exact counts at every
-# length and symbol count up to its own, so the rows are kept, not recomputed.
+# length and symbol count up to its own, and its pools are counted from them, so the rows are
+# kept, not recomputed. The draw's bound (`limits.MAX_DRAW_COST`: n <= 309) keeps them small
+# (3 MB at n = 300).
 _ROWS: list[list[int]] = [[1], [0]]
 
 
@@ -95,19 +65,9 @@ def arrangements(p: int, n: int) -> int:
     rows = _ROWS
     for m in range(len(rows), n + 1):
         before, row = rows[m - 2], rows[m - 1]
-        rows.append([int(m == 0)] + [k * (row[k] if k < len(row) else 0)
-                                     + (m - 1) * before[k - 1] for k in range(1, m // 2 + 1)])
+        rows.append([0] + [k * (row[k] if k < len(row) else 0)
+                           + (m - 1) * before[k - 1] for k in range(1, m // 2 + 1)])
     return math.factorial(p) * rows[n][p]
-
-
-@functools.lru_cache(maxsize=8)
-def repeating_arrangements(n_max: int) -> tuple[int, ...]:
-    """`arrangements`(repeated_symbols(n), n) for n = 0..n_max, in one sweep: the counts a
-    repeating copy cell's pools are made of."""
-    targets = {n: repeated_symbols(n) for n in range(n_max + 1) if n >= 2 * repeated_symbols(n)}
-    found = _partitions(targets)
-    return tuple(math.factorial(targets[n]) * found[n] if n in found else 0
-                 for n in range(n_max + 1))
 
 
 @dataclass(frozen=True)
@@ -155,9 +115,7 @@ class CopyConfig(SymbolTaskCell):
         if self.unique:
             return math.perm(V, n) if n <= V else 0
         p = repeated_symbols(n)
-        # One sweep serves every length of the cell (up to 3L) and is kept for the next call.
-        counts = repeating_arrangements(max(n, self.LENGTH_SPAN * self.max_len))
-        return math.comb(V, p) * counts[n] if p <= V else 0
+        return math.comb(V, p) * arrangements(p, n) if p <= V else 0
 
     def valid(self, items: np.ndarray, n: int) -> np.ndarray:
         """Which rows ``[K, n]`` are sources of this task: ``[K]`` bool."""

@@ -48,6 +48,8 @@ MAX_VOCAB = MEMORY_BYTES // (2 * WIDEST_HIDDEN_SIZE * BYTES_PER_TRAINED_WEIGHT)
 # a split (a training set, a batch) of at most 24 GiB / 16 B = 1,610,612,736 rows.
 BYTES_PER_ROW = 2 * 8
 MAX_ROWS = MEMORY_BYTES // BYTES_PER_ROW
+ROWS_WHY = (f"every row drawn keeps a 64-bit hash and the doubling draws ask up to twice the "
+            f"rows: {BYTES_PER_ROW} bytes a row in {MEMORY}")
 
 # -- counters ---------------------------------------------------------------------------
 # Steps, seeds and sizes are written to the results tables as int64 columns (results/rows.py).
@@ -112,6 +114,4 @@ def check_rows(value: int, what: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{what} must be a positive integer, got {value!r}")
     if value > MAX_ROWS:
-        raise ValueError(
-            f"{what} = {value} exceeds {MAX_ROWS} (every row drawn keeps a 64-bit hash and the "
-            f"doubling draws ask up to twice the rows: {BYTES_PER_ROW} bytes a row in {MEMORY})")
+        raise ValueError(f"{what} = {value} exceeds {MAX_ROWS} ({ROWS_WHY})")
