@@ -11,4 +11,4 @@ os.environ["HF_DATASETS_CACHE"] = _CACHE
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 # The local Hub stand-in (`hub_server` fixture) for every test folder.
-pytest_plugins = ["hf_induction.testing.pytest_plugin"]
+pytest_plugins = ["tests.hub_standin.pytest_plugin"]

@@ -8,11 +8,13 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
-from hf_induction.testing.hub import HubServer
+from tests.hub_standin.hub import HubServer
 
+ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "hf_test"
 
 
@@ -159,10 +161,12 @@ def test_cli_prints_url_serves_and_survives_restart(tmp_path):
     root = tmp_path / "root"
 
     def start():
+        # The stand-in is a test tool, run from the repository root, as the README says.
         proc = subprocess.Popen(
-            [sys.executable, "-m", "hf_induction.testing.hub", "--port", "0", "--root", str(root)],
+            [sys.executable, "-m", "tests.hub_standin", "--port", "0", "--root", str(root)],
             stdout=subprocess.PIPE,
             text=True,
+            cwd=ROOT,
         )
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:")

@@ -12,16 +12,18 @@ is the wheel's copy of the package, never the checkout's.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from hf_induction.testing.hub import HubServer, client_env
+from tests.hub_standin.hub import HubServer, client_env
 
 ROOT = Path(__file__).resolve().parents[2]
 # Small budgets: a search of a few seconds on each family.
@@ -41,13 +43,27 @@ def _run(args: list[str], cwd: Path, env: dict, timeout: float = 300) -> str:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(bin folder of the venv, a work folder outside the repository, the environment)."""
+def wheel(tmp_path_factory) -> Path:
+    """The wheel, built from a copy of what the package is made of: the checkout's build/
+    folder keeps the files of earlier builds, and setuptools would put modules since moved
+    out of the package into the wheel from there."""
     tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "hf_induction", source / "hf_induction",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(tmp / "dist"), str(ROOT)], check=True, capture_output=True,
+                    "-q", "-w", str(tmp / "dist"), str(source)], check=True, capture_output=True,
                    timeout=300)
-    wheel = next((tmp / "dist").glob("hf_induction-*.whl"))
+    return next((tmp / "dist").glob("hf_induction-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def installed(wheel):
+    """(bin folder of the venv, a work folder outside the repository, the environment)."""
+    tmp = wheel.parents[1]
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(tmp / "venv")],
                    check=True, timeout=120)
     bin_dir = tmp / "venv" / "bin"
@@ -63,6 +79,20 @@ def installed(tmp_path_factory):
                OMP_NUM_THREADS="1", HF_HOME=str(tmp / "hf"), MPLCONFIGDIR=str(tmp / "mpl"),
                GRADIO_ANALYTICS_ENABLED="False")
     return bin_dir, work, env
+
+
+def test_the_wheel_holds_the_product_not_the_test_and_benchmark_tools(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        files = archive.namelist()
+    assert "hf_induction/commands/nstar.py" in files
+    assert "hf_induction/templates/space/app.py" in files
+    # The Hub stand-in lives in tests/hub_standin/, the benchmarks in bench/ (with the
+    # Trainer baseline, the curve replay and the Dense-SSM timing they alone use).
+    moved_out = ("hf_induction/testing/", "hf_induction/models/dense_ssm/bench.py",
+                 "hf_induction/training/hf_trainer_baseline.py",
+                 "hf_induction/training/replay.py")
+    assert not [f for f in files if f.startswith(moved_out) or "/bench" in f]
+    assert not [f for f in files if not f.startswith(("hf_induction/", "hf_induction-"))]
 
 
 def test_the_venv_imports_the_wheel_not_the_checkout(installed):

@@ -2,9 +2,9 @@
 
 Use it from a conftest.py::
 
-    pytest_plugins = ["hf_induction.testing.pytest_plugin"]   # root conftest only
+    pytest_plugins = ["tests.hub_standin.pytest_plugin"]   # root conftest only
     # or, in any conftest.py / test module:
-    from hf_induction.testing.pytest_plugin import hub_server  # noqa: F401
+    from tests.hub_standin.pytest_plugin import hub_server  # noqa: F401
 
 and in a test::
 

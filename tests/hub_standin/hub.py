@@ -17,7 +17,7 @@ upload into several commits.
 
 Run it from a shell::
 
-    python -m hf_induction.testing.hub --port 0 --root DIR
+    python -m tests.hub_standin --port 0 --root DIR     # from the repository root
     # prints "http://127.0.0.1:PORT" on the first stdout line, serves until killed
 
 or in-process::
@@ -1344,7 +1344,7 @@ def client_env(
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m hf_induction.testing.hub",
+        prog="python -m tests.hub_standin",
         description="Local stand-in for the Hugging Face Hub HTTP API.",
     )
     parser.add_argument("--root", required=True, help="folder where repos are stored")
