@@ -1,6 +1,6 @@
 """State-tracking metrics on causal-LM labels: plain functions of numpy or torch arrays.
 
-Labels follow the token layout (``hf_induction.tasks.layout``) and the causal-LM
+Labels follow the token layout (``hf_induction.tasks.token_layout``) and the causal-LM
 convention: the output at position j predicts ``labels[b, j + 1]``, -100 where nothing is
 supervised. Predictions are what the model outputs on the row's ``input_ids``, as token ids
 ``[B, T]`` or logits ``[B, T, V]`` (argmax is taken), the shape `transformers.Trainer` hands

@@ -8,9 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..tasks import TaskCell, Vocab, generate
-from ..tasks.layout import IGNORE
-from ..tasks.sampling import sample_split
+from ..tasks import IGNORE, TaskCell, Vocab, generate, sample_split
 
 # Training rows are encoded this many at a time into the final arrays, so that the int64
 # rows `TaskCell.encode` returns never exist for more than one chunk (a paper-size pool of

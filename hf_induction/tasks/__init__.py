@@ -1,13 +1,11 @@
-"""Tasks: the `TaskCell` protocol, the family registry, the group word problems, sampling
-without replacement and the token layout.
+"""Tasks: the `TaskCell` protocol, the family registry, the group word problems
+(``word_problems``), retrieval and copy, sampling without replacement and the token layout.
 
 Pure numpy; nothing here knows about torch or models.
 """
 
-from .cell import SCALAR, SEQUENCE, Examples, TaskCell, generate, vocab_of
-from .config import DISTS, FORMATS, GRAMMAR, TaskConfig
+from .cell import SCALAR, SEQUENCE, Examples, TaskCell, vocab_of
 from .groups import CyclicGroup, Group, SymmetricGroup, cyclic, symmetric
-from .layout import IGNORE, LAYOUT_VERSION, SPECIAL_TOKENS, Vocab, encode, prompt_length
 from .registry import (
     DATASETS,
     FAMILIES,
@@ -22,10 +20,20 @@ from .sampling import (
     DEFAULT_TRAIN_SIZE,
     GENERATOR_VERSION,
     SPLITS,
-    pool_size,
+    generate,
     sample_split,
     train_pool_size,
     validation_sizes,
+)
+from .token_layout import IGNORE, LAYOUT_VERSION, SPECIAL_TOKENS, Vocab
+from .word_problems import (
+    DISTS,
+    FORMATS,
+    GRAMMAR,
+    TaskConfig,
+    encode,
+    pool_size,
+    prompt_length,
 )
 
 __all__ = [

@@ -1,13 +1,13 @@
-"""The `Task` protocol every family implements, and a cell's split as arrays.
+"""The `TaskCell` protocol every family implements, and `Examples`, a cell's split as arrays.
 
 A *family* is one Hub dataset (``modadd``, ``permutation``, ``retrieval``, ``copy``); a *cell*
 is one config of it (``acot_L10_uniform``, ``NRLast_L10_V16``), a frozen `TaskCell`. The
 family's cell class owns everything that is specific to it: its name grammar, vocabulary and
 special tokens, the exact pool of distinct items per length, a generator of those items, the
-token layout of a row, the semantic columns and the metrics. Everything shared lives here and
-in ``sampling``: lengths in play, the κ cells, and the train / validation / test splits drawn
-without replacement from per-length streams. Adding a family is one module with a `TaskCell`
-subclass and one line in ``registry.FAMILIES``.
+token layout of a row, the semantic columns and the metrics. Everything shared lives here
+(lengths in play, the κ cells) and in ``sampling`` (the train / validation / test splits,
+drawn without replacement from per-length streams, and `sampling.generate`). Adding a family
+is one module with a `TaskCell` subclass and one line in ``registry.FAMILIES``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..citations import Paper
-from .layout import Vocab
+from .token_layout import Vocab
 
 SCALAR, SEQUENCE = "scalar", "sequence"
 
@@ -201,35 +201,5 @@ class TaskCell:
         return f"{self.kind}_L{self.max_len}" + ("" if self.dist == "fixed" else f"_{self.dist}")
 
 
-def example_table(cells: list[TaskCell], split: str = "validation") -> str:
-    """One row of each cell (its first ``split`` example) as tokens, in a markdown table: what
-    the family's encoder really writes, for its dataset card."""
-    rows = ["| config | input_ids | labels |", "|---|---|---|"]
-    for cell in cells:
-        ex = generate(cell, split, None, seed=0)
-        vocab = cell.vocab
-        names = {i: name for i, name in enumerate(cell.symbol_names())}
-        names |= {vocab.bos: "BOS", vocab.sep: "SEP", vocab.eos: "EOS", vocab.pad: "PAD",
-                  -100: "-100"}
-        t = int(ex.token_lengths[0])
-        ids, labels = (" ".join(names[i] for i in row[0, :t].tolist())
-                       for row in (ex.input_ids, ex.labels))
-        rows.append(f"| `{cell}` | {ids} | {labels} |")
-    return "\n".join(rows)
-
-
 def vocab_of(cell: TaskCell) -> Vocab:
     return cell.vocab
-
-
-def generate(cell: TaskCell, split: str, size: int | None = None, seed: int = 0) -> Examples:
-    """Examples of ``split`` for ``cell``: a pure function of its arguments.
-
-    ``size`` is the number of training rows (nested: the first N rows of a larger train
-    split are the size-N set), the number of rows of a test split (default 2,000 or the
-    pool), and is ignored for validation, whose size is fixed by the cell.
-    """
-    from .sampling import sample_split
-
-    items, lengths = sample_split(cell, split, size, seed)
-    return cell.encode(items, lengths)

@@ -28,8 +28,8 @@ from typing import ClassVar
 import numpy as np
 
 from .cell import SEQUENCE, Examples
-from .layout import IGNORE
 from .symbols import DISTS, SymbolTaskCell
+from .token_layout import IGNORE
 
 TASKS = ("UF", "UB", "NF", "NB")
 DEFAULT_SYMBOLS = 32

@@ -8,13 +8,14 @@ Pure arithmetic on a cell's lengths and vocabulary: nothing is drawn or allocate
 
 from __future__ import annotations
 
-from .sampling import FIRST_CHUNK
-
 # The memory a run may count on: the project's CPU machines have 24 GiB.
 MEMORY_BYTES = 24 << 30
 MEMORY = "24 GiB"
 
 # -- the longest row ------------------------------------------------------------------
+# The rows a draw makes at a time, whatever is asked (sampling.py doubles it until it has
+# enough): the unit the bounds below are counted in, so it is set here.
+FIRST_CHUNK = 1 << 16
 # A split is drawn FIRST_CHUNK (65,536) rows at a time whatever is asked (sampling.py), and a
 # draw peaks at about 32 bytes a token of the rows it makes (measured at FIRST_CHUNK rows:
 # retrieval's UR 31.5, a word problem's cot encode 17, copy's NF 19: int64 ids and labels,

@@ -7,9 +7,9 @@ family is one module (a `TaskCell` subclass) and one line here.
 from __future__ import annotations
 
 from .cell import TaskCell
-from .config import TaskConfig
 from .copying import CopyConfig
 from .retrieval import RetrievalConfig
+from .word_problems import TaskConfig
 
 FAMILIES: dict[str, type[TaskCell]] = {
     "modadd": TaskConfig,

@@ -27,9 +27,9 @@ from typing import ClassVar
 import numpy as np
 
 from .cell import SCALAR, SEQUENCE, Examples
-from .layout import IGNORE
 from .limits import MAX_TOKENS, MAX_VOCAB
 from .symbols import DISTS, SymbolTaskCell
+from .token_layout import IGNORE
 
 TASKS = ("UR", "UL", "NRFirst", "NRLast", "NLFirst", "NLLast")
 DEFAULT_SYMBOLS = 16

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cell import TaskCell
-from .groups import CyclicGroup, Group
+from .cell import Examples, TaskCell
+from .limits import FIRST_CHUNK, check_rows
 
 # Bumped whenever a change alters any generated example for an existing (config, seed).
 GENERATOR_VERSION = "1.0.0"
@@ -29,18 +29,9 @@ SPLITS = ("train", "validation", "test")
 # drawn at random and de-duplicated. The choice depends on the pool alone, never on the
 # request, so that a stream is the same whatever size is asked of it.
 PERMUTATION_POOL_LIMIT = 1 << 22
-FIRST_CHUNK = 1 << 16
 
-_WORDS, _LENGTHS, _TEST = 0, 1, 2
-
-
-def pool_size(group: Group, n: int) -> int:
-    """Number of distinct words of length n over a group: |G|^n (exact Python int)."""
-    return group.order**n
-
-
-def group_stream_key(group: Group, n: int) -> list[int]:
-    return [0 if isinstance(group, CyclicGroup) else 1, group.order, n]
+# What a random stream is drawn for: one generator per (seed, purpose, pool).
+WORDS, LENGTHS, TEST = 0, 1, 2
 
 
 def first_occurrences_reference(rows: np.ndarray) -> np.ndarray:
@@ -102,31 +93,11 @@ def distinct_draws(draw, count: int, rng: np.random.Generator) -> np.ndarray:
         size *= 2
 
 
-def _decode(codes: np.ndarray, order: int, n: int, dtype) -> np.ndarray:
-    """Base-|G| digits of word codes, most significant first: [K] -> [K, n]."""
-    words = np.empty((len(codes), n), dtype=dtype)
-    rest = codes.astype(np.int64)
-    for j in range(n - 1, -1, -1):
-        words[:, j] = rest % order
-        rest //= order
-    return words
-
-
-def group_words(group: Group, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
-    """The first ``count`` words of a random order of all |G|^n words: [count, n] ids."""
-    pool = pool_size(group, n)
-    dtype = group.id_dtype
-    if pool <= PERMUTATION_POOL_LIMIT:
-        return _decode(rng.permutation(pool)[:count], group.order, n, dtype)
-    return distinct_draws(
-        lambda r, size: r.integers(0, group.order, size=(size, n), dtype=dtype), count, rng)
-
-
 def _rng(cell: TaskCell, seed: int, purpose: int, n: int) -> np.random.Generator:
     return np.random.default_rng([int(seed), purpose, *cell.stream_key(n)])
 
 
-def stream(cell: TaskCell, n: int, count: int, seed: int, purpose: int = _WORDS) -> np.ndarray:
+def stream(cell: TaskCell, n: int, count: int, seed: int, purpose: int = WORDS) -> np.ndarray:
     """The first ``count`` items of the stream of length n: ``[count, item_width(n)]``."""
     pool = cell.pool_size(n)
     if count > pool:
@@ -135,17 +106,6 @@ def stream(cell: TaskCell, n: int, count: int, seed: int, purpose: int = _WORDS)
             f"{pool} exist"
         )
     return cell.stream(n, count, _rng(cell, seed, purpose, n))
-
-
-def unique_words(group: Group, n: int, count: int, seed: int, purpose: int = _WORDS):
-    """A group's word stream (the words of every modadd/permutation cell over ``group``)."""
-    if count > pool_size(group, n):
-        raise ValueError(
-            f"asked for {count} distinct words of length {n} over {group.name}, "
-            f"but only {pool_size(group, n)} exist"
-        )
-    rng = np.random.default_rng([int(seed), purpose, *group_stream_key(group, n)])
-    return group_words(group, n, count, rng)
 
 
 def _spread(total: int, caps: dict[int, int]) -> dict[int, int]:
@@ -211,7 +171,7 @@ def _uniform_lengths(cell: TaskCell, capacity: dict[int, int], count: int, seed:
     keeps the sequence prefix-stable. Returns (lengths [count], rank within its length).
     """
     lengths = np.asarray(cell.lengths)
-    rng = _rng(cell, seed, _LENGTHS, cell.max_len)
+    rng = _rng(cell, seed, LENGTHS, cell.max_len)
     draws, size = np.empty(0, dtype=np.int64), FIRST_CHUNK
     while True:
         draws = np.concatenate([draws, rng.choice(lengths, size=size)])
@@ -244,8 +204,6 @@ def sample_split(cell: TaskCell, split: str, size: int | None,
     row count a split can hold (`limits.MAX_ROWS`), else ValueError.
     """
     if size is not None:
-        from .limits import check_rows
-
         check_rows(size, f"{cell.dataset}/{cell}: size")
     if split == "validation":
         val = validation_sizes(cell)
@@ -255,7 +213,7 @@ def sample_split(cell: TaskCell, split: str, size: int | None,
         if size is not None and sum(sizes.values()) < size:
             raise ValueError(f"{cell.dataset}/{cell}: asked for {size} {split} examples, but "
                              f"the pool holds {sum(sizes.values())}")
-        return _stack(cell, [(n, stream(cell, n, k, seed, purpose=_TEST))
+        return _stack(cell, [(n, stream(cell, n, k, seed, purpose=TEST))
                              for n, k in sizes.items() if k])
     if split != "train":
         raise ValueError(f"unknown split {split!r}; allowed: {', '.join(cell.splits)}")
@@ -292,3 +250,14 @@ def sample_split(cell: TaskCell, split: str, size: int | None,
         if left == 0:
             break
     return _stack(cell, parts)
+
+
+def generate(cell: TaskCell, split: str, size: int | None = None, seed: int = 0) -> Examples:
+    """Examples of ``split`` for ``cell``: a pure function of its arguments.
+
+    ``size`` is the number of training rows (nested: the first N rows of a larger train
+    split are the size-N set), the number of rows of a test split (default 2,000 or the
+    pool), and is ignored for validation, whose size is fixed by the cell.
+    """
+    items, lengths = sample_split(cell, split, size, seed)
+    return cell.encode(items, lengths)

@@ -14,8 +14,9 @@ import numpy as np
 
 from ..citations import BORN_A_TRANSFORMER, Paper
 from .cell import TaskCell
-from .layout import Vocab
 from .limits import check_length, check_vocab
+from .sampling import distinct_draws, generate
+from .token_layout import IGNORE, Vocab
 
 DISTS = ("fixed", "uniform", "s2l")
 # Candidate spaces (V ** item width) up to this size are enumerated and filtered.
@@ -140,8 +141,6 @@ class SymbolTaskCell(TaskCell):
 
     @classmethod
     def layout_table(cls) -> str:
-        from .cell import example_table
-
         return example_table([cls(task, 4, symbols=cls.CARD_SYMBOLS, dataset=cls.FAMILY)
                               for task in cls.TASKS])
 
@@ -172,7 +171,22 @@ class SymbolTaskCell(TaskCell):
         if self.symbols ** self.item_width(n) <= ENUMERATION_LIMIT:
             pool = enumerated_pool(self, n)
             return pool[rng.permutation(len(pool))[:count]]
-        from .sampling import distinct_draws
-
         dtype = symbol_dtype(self.symbols)
         return distinct_draws(lambda r, size: self._draw(n, size, r).astype(dtype), count, rng)
+
+
+def example_table(cells: list[TaskCell], split: str = "validation") -> str:
+    """One row of each cell (its first ``split`` example) as tokens, in a markdown table: what
+    the family's encoder really writes, for its dataset card."""
+    rows = ["| config | input_ids | labels |", "|---|---|---|"]
+    for cell in cells:
+        ex = generate(cell, split, None, seed=0)
+        vocab = cell.vocab
+        names = {i: name for i, name in enumerate(cell.symbol_names())}
+        names |= {vocab.bos: "BOS", vocab.sep: "SEP", vocab.eos: "EOS", vocab.pad: "PAD",
+                  IGNORE: "-100"}
+        t = int(ex.token_lengths[0])
+        ids, labels = (" ".join(names[i] for i in row[0, :t].tolist())
+                       for row in (ex.input_ids, ex.labels))
+        rows.append(f"| `{cell}` | {ids} | {labels} |")
+    return "\n".join(rows)

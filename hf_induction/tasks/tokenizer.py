@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .cell import TaskCell
 from .groups import Group
-from .layout import SPECIAL_TOKENS, Vocab
+from .token_layout import SPECIAL_TOKENS, Vocab
 
 
 def build_tokenizer(cell_or_group: TaskCell | Group):

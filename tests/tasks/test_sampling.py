@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 from hf_induction.tasks import TaskConfig, generate, pool_size, train_pool_size, validation_sizes
-from hf_induction.tasks.sampling import PERMUTATION_POOL_LIMIT, unique_words
+from hf_induction.tasks.sampling import PERMUTATION_POOL_LIMIT
+from hf_induction.tasks.word_problems import unique_words
 
 
 def rows(ex):

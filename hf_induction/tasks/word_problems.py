@@ -9,6 +9,18 @@ Grammar::
 format in {outcome, cot, acot}; dist in {fixed, uniform, s2l} (default fixed);
 modadd's default group is Z_5, permutation's is S_5. ``str()`` gives the canonical
 name (defaults left out), and ``parse(str(c)) == c``.
+
+A word g_1..g_n is one row, in the shared token layout (``token_layout``) and one of three
+formats::
+
+    acot:     input_ids = [BOS, g_1..g_n, EOS]               labels = [-100 x 2, s_1..s_n]
+    outcome:  input_ids = [BOS, g_1..g_n, SEP, s_n]          labels = [-100 x (n+2), s_n]
+    cot:      input_ids = [BOS, g_1..g_n, SEP, s_1..s_n, EOS] labels = [-100 x (n+2), s_1..s_n, EOS]
+
+acot's trailing EOS only lines the shift up (the output after g_i is s_i; the states are
+never fed back as inputs). For outcome and cot the supervised tokens are the input's own
+continuation, as in any prompt + completion row: ``labels`` is ``input_ids`` with the
+prompt [BOS, g_1..g_n, SEP] masked, and ``generate()`` from the prompt answers the task.
 """
 
 from __future__ import annotations
@@ -21,12 +33,13 @@ import numpy as np
 
 from ..citations import INDUCTION_BIAS, Paper
 from .cell import SEQUENCE, Examples, TaskCell
-from .groups import MAX_SYMMETRIC_DEGREE, Group, cyclic, symmetric
-from .layout import FORMAT_NAMES, Vocab, encode, sequence_length
+from .groups import MAX_SYMMETRIC_DEGREE, CyclicGroup, Group, cyclic, symmetric
 from .limits import MAX_TOKENS, MAX_VOCAB, check_length, check_vocab
+from .sampling import PERMUTATION_POOL_LIMIT, WORDS, distinct_draws
+from .token_layout import IGNORE, Vocab
 
 GROUP_DATASETS = ("modadd", "permutation")
-FORMATS = FORMAT_NAMES
+FORMATS = ("outcome", "cot", "acot")
 DISTS = ("fixed", "uniform", "s2l")
 DEFAULT_GROUP_PARAM = {"modadd": 5, "permutation": 5}
 GROUP_PREFIX = {"modadd": "m", "permutation": "S"}
@@ -146,13 +159,9 @@ class TaskConfig(TaskCell):
         return self.group.order**n
 
     def stream_key(self, n: int) -> list[int]:
-        from .sampling import group_stream_key
-
         return group_stream_key(self.group, n)
 
     def stream(self, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
-        from .sampling import group_words
-
         return group_words(self.group, n, count, rng)
 
     def encode(self, items: np.ndarray, lengths: np.ndarray) -> Examples:
@@ -171,8 +180,6 @@ class TaskConfig(TaskCell):
 
     @classmethod
     def layout_table(cls) -> str:
-        from .layout import layout_table
-
         return layout_table()
 
     @property
@@ -189,3 +196,128 @@ class TaskConfig(TaskCell):
 
     def token_length(self, n: int) -> int:
         return sequence_length(self.format, n)
+
+
+def pool_size(group: Group, n: int) -> int:
+    """Number of distinct words of length n over a group: |G|^n (exact Python int)."""
+    return group.order**n
+
+
+def group_stream_key(group: Group, n: int) -> list[int]:
+    return [0 if isinstance(group, CyclicGroup) else 1, group.order, n]
+
+
+def _decode(codes: np.ndarray, order: int, n: int, dtype) -> np.ndarray:
+    """Base-|G| digits of word codes, most significant first: [K] -> [K, n]."""
+    words = np.empty((len(codes), n), dtype=dtype)
+    rest = codes.astype(np.int64)
+    for j in range(n - 1, -1, -1):
+        words[:, j] = rest % order
+        rest //= order
+    return words
+
+
+def group_words(group: Group, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """The first ``count`` words of a random order of all |G|^n words: [count, n] ids."""
+    pool = pool_size(group, n)
+    dtype = group.id_dtype
+    if pool <= PERMUTATION_POOL_LIMIT:
+        return _decode(rng.permutation(pool)[:count], group.order, n, dtype)
+    return distinct_draws(
+        lambda r, size: r.integers(0, group.order, size=(size, n), dtype=dtype), count, rng)
+
+
+def unique_words(group: Group, n: int, count: int, seed: int, purpose: int = WORDS):
+    """A group's word stream (the words of every modadd/permutation cell over ``group``)."""
+    if count > pool_size(group, n):
+        raise ValueError(
+            f"asked for {count} distinct words of length {n} over {group.name}, "
+            f"but only {pool_size(group, n)} exist"
+        )
+    rng = np.random.default_rng([int(seed), purpose, *group_stream_key(group, n)])
+    return group_words(group, n, count, rng)
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; allowed: {', '.join(FORMATS)}")
+
+
+def sequence_length(fmt: str, n: np.ndarray | int):
+    """Token length of an example with n group elements."""
+    _check_format(fmt)
+    return {"acot": n + 2, "outcome": n + 3, "cot": 2 * n + 3}[fmt]
+
+
+def prompt_length(fmt: str, n: np.ndarray | int):
+    """Tokens of the prompt [BOS, g_1..g_n, SEP] of an outcome or cot example: ``generate()``
+    continues it with the example's targets. acot has none (its targets are not in the input)."""
+    _check_format(fmt)
+    if fmt == "acot":
+        raise ValueError("acot has no prompt to generate from: its states are never inputs")
+    return n + 2
+
+
+def _encode_block(fmt: str, g: np.ndarray, s: np.ndarray, vocab: Vocab,
+                  ids: np.ndarray, labels: np.ndarray) -> None:
+    """Write the input_ids and labels of words that all have the same length n ([K, n])
+    into ``ids`` and ``labels`` ([K, >= T], pre-filled with PAD and -100)."""
+    n = g.shape[1]
+    ids[:, 0] = vocab.bos
+    ids[:, 1 : n + 1] = g
+    if fmt == "acot":
+        ids[:, n + 1] = vocab.eos
+        labels[:, 2 : n + 2] = s
+    elif fmt == "outcome":
+        ids[:, n + 1] = vocab.sep
+        ids[:, n + 2] = labels[:, n + 2] = s[:, -1]
+    elif fmt == "cot":
+        ids[:, n + 1] = vocab.sep
+        ids[:, n + 2 : 2 * n + 2] = labels[:, n + 2 : 2 * n + 2] = s
+        ids[:, 2 * n + 2] = labels[:, 2 * n + 2] = vocab.eos
+    else:
+        _check_format(fmt)
+
+
+def encode(fmt: str, elements: np.ndarray, states: np.ndarray, lengths: np.ndarray,
+           vocab: Vocab) -> tuple[np.ndarray, np.ndarray]:
+    """Padded ``input_ids`` and causal-LM ``labels`` ([K, T], int64) for a batch of words.
+
+    ``elements`` and ``states`` are [K, max_n], valid up to each row's length. Rows are
+    encoded in blocks of equal length (at most L blocks), so there is no loop per example.
+    Padding is PAD in ``input_ids`` and -100 in ``labels``.
+    """
+    _check_format(fmt)
+    k = len(lengths)
+    t_max = int(sequence_length(fmt, lengths).max(initial=0))
+    ids = np.full((k, t_max), vocab.pad, dtype=np.int64)
+    labels = np.full((k, t_max), IGNORE, dtype=np.int64)
+    distinct = np.unique(lengths).tolist()
+    if len(distinct) == 1:
+        # One length (every fixed-length cell): straight into the outputs, no gathered copy.
+        n = distinct[0]
+        _encode_block(fmt, elements[:, :n], states[:, :n], vocab, ids, labels)
+        return ids, labels
+    for n in distinct:
+        rows = np.flatnonzero(lengths == n)
+        t = int(sequence_length(fmt, n))
+        block_ids = np.full((len(rows), t), vocab.pad, dtype=np.int64)
+        block_labels = np.full((len(rows), t), IGNORE, dtype=np.int64)
+        _encode_block(fmt, elements[rows, :n], states[rows, :n], vocab, block_ids, block_labels)
+        ids[rows, :t], labels[rows, :t] = block_ids, block_labels
+    return ids, labels
+
+
+def layout_table(n: int = 3) -> str:
+    """The token layout of each format as a markdown table, drawn from `encode` itself on a
+    word of ``n`` symbolic elements (the dataset cards show this, so they cannot drift)."""
+    vocab = Vocab(2 * n)  # ids 0..n-1 stand for g_1..g_n and n..2n-1 for s_1..s_n
+    names = {i: f"g{i + 1}" for i in range(n)} | {n + i: f"s{i + 1}" for i in range(n)}
+    names |= {vocab.bos: "BOS", vocab.sep: "SEP", vocab.eos: "EOS", IGNORE: "-100"}
+    elements = np.arange(n)[None, :]
+    rows = ["| format | input_ids | labels |", "|---|---|---|"]
+    for fmt in FORMATS:
+        ids, labels = encode(fmt, elements, elements + n, np.array([n]), vocab)
+        rows.append(f"| {fmt} | {' '.join(names[i] for i in ids[0])} | "
+                    f"{' '.join(names[i] for i in labels[0])} |")
+    return "\n".join(rows)
