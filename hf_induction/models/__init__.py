@@ -1,9 +1,10 @@
 """Models: Dense-SSM and LSTM (ours, fla template), GPT-2, Mamba and a RoPE decoder (Llama) from
 transformers, GPT-2 with random position offsets, one builder.
 
-Importing `build_model` (or anything below but the registry) registers the Dense-SSM, LSTM
-and offset GPT-2 with the Auto classes. The names and presets load without torch, so that a
-command line can check its arguments first.
+Each model is described by its `SPEC` (its folder's ``__init__``, or a spec module for a
+transformers model) and listed by one line in `registry.py`. Importing `build_model`
+registers our models with the Auto classes. The names, presets and specs load without torch,
+so that a command line can check its arguments first.
 """
 
 from __future__ import annotations
@@ -11,20 +12,19 @@ from __future__ import annotations
 import importlib
 
 from .presets import PRESETS
-from .registry import MODEL_NAMES
+from .registry import MODEL_NAMES, SPECS
 
 _LAZY = {
     "build_config": "build", "build_model": "build", "model_config_hash": "build",
-    "vocabulary": "build", "dense_ssm": None, "gpt2_offset": None, "lstm": None,
+    "vocabulary": "build",
 }
 
-__all__ = ["MODEL_NAMES", "PRESETS", *_LAZY]
+__all__ = ["MODEL_NAMES", "PRESETS", "SPECS", *_LAZY]
 
 
 def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"{__name__}.{_LAZY[name] or name}")
-    value = module if _LAZY[name] is None else getattr(module, name)
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
     globals()[name] = value
     return value

@@ -1,14 +1,12 @@
-"""One builder for every model: Dense-SSM, LSTM, GPT-2, Mamba, or any transformers config."""
+"""One builder for every registered model (registry.py), or any transformers config."""
 
 import hashlib
 import json
 
 from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedConfig, PreTrainedModel
 
-# Importing our model folders registers them with the Auto classes.
-from . import dense_ssm, gpt2_offset, lstm  # noqa: F401
 from .presets import PRESETS
-from .registry import HF_PREFIX, config_class
+from .registry import HF_PREFIX, config_class, register_all
 
 # Fields that change on save/load or select a kernel, not the function the model computes.
 VOLATILE_CONFIG_FIELDS = frozenset(
@@ -29,6 +27,10 @@ VOLATILE_CONFIG_FIELDS = frozenset(
         "return_dict",
     }
 )
+
+# Our models registered with the Auto classes, so that AutoConfig reads a saved config of any
+# of them (hf:FOLDER) and AutoModelForCausalLM builds them.
+register_all()
 
 
 def vocabulary(vocab) -> tuple[int, dict[str, int]]:

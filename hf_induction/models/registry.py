@@ -1,32 +1,73 @@
-"""The model registry: name -> its config class, named by import path and loaded on first use,
-so that a command line can list the models without importing torch."""
+"""The model registry: one line per model, naming the module whose `SPEC` says everything the
+package knows of it (`spec.ModelSpec`). Specs load without torch, so that a command line can
+list the models and check its arguments first.
+
+Adding a model: a folder ``models/<name>/`` (configuration, modeling, ``naive.py``, and its
+``SPEC`` in ``__init__``), or a spec module for a transformers model, and its line below.
+"""
 
 from __future__ import annotations
 
 import importlib
 
-CONFIG_CLASSES: dict[str, str] = {
-    "dense_ssm": "hf_induction.models.dense_ssm:DenseSSMConfig",
-    "lstm": "hf_induction.models.lstm:LSTMConfig",
-    "gpt2": "transformers:GPT2Config",
-    "mamba": "transformers:MambaConfig",
+from .gpt2 import TRANSFORMER_CPU_BUDGET
+from .spec import CpuBudget, ModelSpec
+
+# In the order the command line lists them.
+MODEL_MODULES = (
+    "dense_ssm",
+    "lstm",
+    "gpt2",
+    "mamba",
     # The second study's transformers: absolute positions trained from random offsets, and
     # rotary positions (transformers' Llama classes).
-    "gpt2_offset": "hf_induction.models.gpt2_offset:GPT2OffsetConfig",
-    "rope": "transformers:LlamaConfig",
+    "gpt2_offset",
+    "rope",
+)
+SPECS: dict[str, ModelSpec] = {
+    spec.name: spec
+    for spec in (importlib.import_module(f"{__package__}.{m}").SPEC for m in MODEL_MODULES)
 }
-MODEL_NAMES: tuple[str, ...] = tuple(CONFIG_CLASSES)
+MODEL_NAMES: tuple[str, ...] = tuple(SPECS)
+
+# Any causal LM transformers can build from a config: "hf:FOLDER" or "hf:ORG/NAME".
 HF_PREFIX = "hf:"
+# Nearly every causal LM on the Hub is a transformer, and Adam at the recurrent models' rates
+# (3e-2, 1e-2) throws a transformer off its loss plateaus for good: an hf: model trains at
+# the transformers' budget.
+HF_CPU_BUDGET: CpuBudget = TRANSFORMER_CPU_BUDGET
+
+
+def _unknown(name: str) -> ValueError:
+    return ValueError(
+        f"unknown model {name!r}; allowed: {list(MODEL_NAMES)} or '{HF_PREFIX}PATH_OR_REPO_ID'"
+    )
+
+
+def model_spec(name: str) -> ModelSpec:
+    """The spec of a registered model (ValueError for another name)."""
+    if name not in SPECS:
+        raise _unknown(name)
+    return SPECS[name]
 
 
 def config_class(name: str):
-    """The `PreTrainedConfig` subclass of a registered model (ValueError for another name)."""
-    if name not in CONFIG_CLASSES:
-        raise ValueError(
-            f"unknown model {name!r}; allowed: {list(MODEL_NAMES)} or '{HF_PREFIX}PATH_OR_REPO_ID'"
-        )
-    module, attr = CONFIG_CLASSES[name].split(":")
-    return getattr(importlib.import_module(module), attr)
+    """The `PreTrainedConfig` subclass of a registered model (ValueError for another name),
+    with our own models registered with the Auto classes."""
+    return model_spec(name).config_class()
+
+
+def register_all() -> None:
+    """Register every model of ours with the Auto classes, so that ``AutoConfig`` reads a
+    saved config of any of them (``hf:FOLDER``)."""
+    for spec in SPECS.values():
+        spec.config_class()
+
+
+def cpu_budget(name: str) -> CpuBudget:
+    """How a model trains under ``--preset cpu``: its spec's, or `HF_CPU_BUDGET` for an hf:
+    model (ValueError for another name)."""
+    return HF_CPU_BUDGET if name.startswith(HF_PREFIX) else model_spec(name).cpu_budget
 
 
 def check_model_name(name: str) -> None:
@@ -34,8 +75,7 @@ def check_model_name(name: str) -> None:
     that holds a config.json, or a well-formed Hub repo id (ValueError naming the fault).
     Whether a Hub id exists is only known when its config is fetched."""
     if not name.startswith(HF_PREFIX):
-        if name not in CONFIG_CLASSES:
-            config_class(name)  # raises the one-line error listing the names
+        model_spec(name)
         return
     from pathlib import Path
 
