@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 from hf_induction.commands.parsing import Parser, positive_finite
-from hf_induction.hub.leaderboard import fmt_number as fmt
-from hf_induction.hub.leaderboard import markdown_table
 from hf_induction.results import existing_results_folder
+from hf_induction.results.render import markdown_table
+from hf_induction.results.render import number as fmt
 from hf_induction.runner.estimate import ALGORITHM_1, REFINED, budget_fractions, sweep_cost
 from hf_induction.runner.sweep import load_sweep
 from hf_induction.runner.tables import latest

@@ -11,10 +11,9 @@ Space app (``hf_induction/templates/space/app.py``, gradio) are imported only wh
 
 from .cards import checkpoint_card, eval_result_entries
 from .commit import PushResult, upload_folder_once
+from .entries import Entry, leaderboard_entries
 from .errors import HubError, describe, is_transient
 from .leaderboard import (
-    Entry,
-    leaderboard_entries,
     load_kappa,
     load_leaderboard,
     load_nstar,

@@ -1,33 +1,32 @@
 """The κ leaderboard: results (local folders and Hub dataset ids) -> sorted entries -> markdown.
 
-One entry per κ row: task × group × format × L × model, with N*_joint and Σ_n N*_n.
-Entries are sorted by task, group, format and L, then by κ, largest first (undefined κ
-last). The Space app and ``hf-induction leaderboard`` both build on ``leaderboard_entries``;
-over several sources, each table is one table with a column naming each row's source.
+One entry per κ row (`hub.entries`): task × group × format × L × model, with N*_joint and
+Σ_n N*_n. The Space app and ``hf-induction leaderboard`` both build on ``leaderboard_entries``;
+over several sources, each table is one table with a column naming each row's source. The
+tables' columns and cells are `results.render`'s.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-import math
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import tasks
-from ..results import (
-    KappaRow,
-    LengthGenRow,
-    NstarRow,
-    kappa_bounds_text,
-    kappa_text,
-    missing_nstar,
-    nstar_bracket,
-    nstar_text,
+from ..results import KappaRow, LengthGenRow, NstarRow
+from ..results.render import (
+    BOARD_KAPPA_COLUMNS,
+    BOARD_NSTAR_COLUMNS,
+    LENGTHGEN_TABLE_COLUMNS,
+    SOURCE_COLUMN,
+    board_nstar_lines,
+    lengthgen_table_lines,
+    markdown_table,
 )
+from .entries import Entry, kappa_table_lines, leaderboard_entries, sort_key
 
 # The dataset card: which files make each table, and their declared column types.
 CARD = "README.md"
@@ -131,189 +130,8 @@ def load_lengthgen(source: str | Path, **kwargs: Any) -> list[LengthGenRow]:
     return [LengthGenRow.from_dict(row) for row in load_table(source, "lengthgen", **kwargs)]
 
 
-def _cell_of(dataset: str, config: str) -> tuple[str, str, int | None]:
-    """(variant, kind, L) of a config name, e.g. ("Z_5", "acot", 10) or ("V16", "UR", 10);
-    unparseable names keep what can be read."""
-    cell = tasks.parse_or_none(dataset, config)
-    if cell is None:
-        return "?", config.split("_")[0], None
-    return cell.variant, cell.kind, cell.max_len
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One row of the leaderboard."""
-
-    task: str
-    group: str
-    format: str
-    max_len: int | None
-    model: str
-    config: str
-    kappa: float | None
-    kappa_low: float | None
-    kappa_high: float | None
-    nstar_joint: int | None
-    nstar_sum: int | None
-    lengths: tuple[int, ...]
-    nstar_by_length: tuple[int | None, ...]
-    # Where N*_n was not found: the largest N that failed (N*_n lies above it).
-    largest_failing_by_length: tuple[int | None, ...] = ()
-    largest_failing_joint: int | None = None
-
-    @classmethod
-    def from_row(cls, row: KappaRow) -> Entry:
-        group, fmt, max_len = _cell_of(row.dataset, row.config)
-        by_length = tuple(row.nstar_by_length)
-        total = None if any(n is None for n in by_length) else sum(by_length)
-        return cls(
-            task=row.dataset, group=group, format=fmt, max_len=max_len, model=row.model,
-            config=row.config, kappa=row.kappa, kappa_low=row.kappa_low,
-            kappa_high=row.kappa_high, nstar_joint=row.nstar_joint, nstar_sum=total,
-            lengths=tuple(row.lengths), nstar_by_length=by_length,
-            largest_failing_by_length=tuple(row.largest_failing_by_length),
-            largest_failing_joint=row.largest_failing_joint,
-        )
-
-    @property
-    def task_label(self) -> str:
-        return f"{self.task} {self.group}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def kappa_sort_value(e: Entry) -> float:
-    """κ where defined, else the bound the table shows (the lower one, else the upper): what
-    a column of κ sorts by; a κ nothing bounds sorts last."""
-    for value in (e.kappa, e.kappa_low or None, e.kappa_high):
-        if value is not None and math.isfinite(value):
-            return value
-    return -math.inf
-
-
-def _sort_key(e: Entry) -> tuple:
-    return (e.task, e.group, e.format, e.max_len or 0, -kappa_sort_value(e), e.model)
-
-
-def leaderboard_entries(rows: Iterable[KappaRow]) -> list[Entry]:
-    """One entry per κ key (the last row wins, as for a rerun), sorted."""
-    latest = {row.key: row for row in rows}
-    return sorted((Entry.from_row(r) for r in latest.values()), key=_sort_key)
-
-
 def load_leaderboard(source: str | Path, **kwargs: Any) -> list[Entry]:
     return leaderboard_entries(load_kappa(source, **kwargs))
-
-
-def fmt_number(value: float | int | None, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "—"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()
-                                  and abs(value) >= 1000):
-        return f"{int(value):,}"
-    return f"{value:.{digits}g}"
-
-
-TABLE_COLUMNS = ("task", "group", "format", "L", "model", "κ", "κ range", "N* missing",
-                 "N*_joint", "N*_joint bracket", "Σ N*_n")
-
-
-def table_rows(entries: Sequence[Entry]) -> list[list[str]]:
-    """The leaderboard as strings, in TABLE_COLUMNS order (markdown and the app share it).
-    The κ column is never blank: an undefined κ shows its bounds (`results.kappa_text`)."""
-    return [
-        [e.task, e.group, e.format, "—" if e.max_len is None else str(e.max_len), e.model,
-         kappa_text(e.kappa, e.kappa_low, e.kappa_high),
-         kappa_bounds_text(e.kappa_low, e.kappa_high),
-         missing_nstar(e.lengths, e.nstar_by_length, e.nstar_joint),
-         fmt_number(e.nstar_joint), nstar_bracket(e.nstar_joint, e.largest_failing_joint),
-         fmt_number(e.nstar_sum)]
-        for e in entries
-    ]
-
-
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-NSTAR_TABLE_COLUMNS = ("task", "config", "model", "N*", "N* lies in", "pool", "converged")
-
-
-def nstar_table_rows(rows: Iterable[NstarRow]) -> list[list[str]]:
-    """N* as the command line prints it: never blank ("> 1,056 (whole pool)"), with its
-    bracket (`results.render`)."""
-    latest = {r.key: r for r in rows}
-    ordered = sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model))
-    return [
-        [r.dataset, r.config, r.model,
-         nstar_text(r.n_star, r.largest_failing, r.pool_size, r.n_cap),
-         nstar_bracket(r.n_star, r.largest_failing), fmt_number(r.pool_size),
-         "yes" if r.converged else "no"]
-        for r in ordered
-    ]
-
-
-LENGTHGEN_SPLITS = ("validation", "test", "test_long")
-LENGTHGEN_TABLE_COLUMNS = ("task", "config", "model", "C-RASP[pos]", "N", "lr", "seed",
-                           "val loss", *LENGTHGEN_SPLITS)
-
-
-def split_sizes(cell: tasks.TaskCell, split: str) -> dict[int, int]:
-    """Examples per length of ``split`` as the length-generalisation check draws it (the whole
-    validation set, a test split at its default size); {} for a split the cell has not."""
-    from ..tasks.sampling import test_sizes, validation_sizes
-
-    if split == "validation":
-        return validation_sizes(cell)
-    return test_sizes(cell, split) if split in cell.test_splits else {}
-
-
-def chance_level(cell: tasks.TaskCell, metric: str, sizes: Mapping[int, int]) -> float | None:
-    """What uniform guessing scores on ``metric`` over ``sizes`` (examples per length): one
-    symbol of the cell's alphabet in |alphabet| per answer, all n of a length-n answer for
-    exact match, 0 for an accuracy normalised by chance; None for a metric not known here."""
-    per_symbol = 1.0 / cell.alphabet_size
-    if metric.startswith("normalised_"):
-        return 0.0
-    if metric == "exact_match":
-        total = sum(sizes.values())
-        return math.fsum(k * per_symbol**n for n, k in sizes.items()) / total if total else None
-    if metric in ("accuracy", "token_accuracy", "state_accuracy", "final_state_accuracy"):
-        return per_symbol
-    return None
-
-
-def _scores_text(cell: tasks.TaskCell | None, split: str, scores: Mapping[str, Any]) -> str:
-    """``lengths: metric value (chance c), ...`` of one split of a length-generalisation row."""
-    sizes = {} if cell is None else split_sizes(cell, split)
-    parts = []
-    for metric, value in scores.items():
-        if metric == "lengths":
-            continue
-        chance = None if cell is None else chance_level(cell, metric, sizes)
-        parts.append(f"{metric} {value:.3f}" + ("" if chance is None
-                                                else f" (chance {fmt_number(chance)})"))
-    return f"{scores['lengths']}: " + ", ".join(parts)
-
-
-def lengthgen_table_rows(rows: Iterable[LengthGenRow]) -> list[list[str]]:
-    """One line per check (the last row per key): the run scored (its learning rate, seed and
-    validation loss), then each split's lengths and the task's metrics, each beside its chance
-    level; the C-RASP[pos] column is the family's prediction where it makes one."""
-    latest = {r.key: r for r in rows}
-    out = []
-    for r in sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model)):
-        cell = tasks.parse_or_none(r.dataset, r.config)
-        prediction = "?" if cell is None else cell.describe().get("C-RASP[pos]", "")
-        scores = r.table()
-        out.append([r.dataset, r.config, r.model, prediction, fmt_number(r.n), fmt_number(r.lr),
-                    str(r.seed), fmt_number(r.val_loss), *(
-                        _scores_text(cell, split, scores[split]) if split in scores else ""
-                        for split in LENGTHGEN_SPLITS)])
-    return out
 
 
 @dataclass(frozen=True)
@@ -343,18 +161,21 @@ class SourceResults:
         return f"[{self.source}](https://huggingface.co/datasets/{self.source})"
 
 
-SOURCE_COLUMN = "results"
-
-
-def _one_table(columns: Sequence[str], parts: Sequence[tuple[SourceResults, list[tuple]]],
-               ) -> tuple[tuple[str, ...], list[list[str]]]:
-    """The rows of every source as one table, ordered by each row's sort key (then by source);
-    with more than one source, a last column names the source of each row."""
+def _one_table(columns: Sequence[str],
+               parts: Sequence[tuple[SourceResults, list[tuple[tuple, dict[str, str]]]]],
+               ) -> tuple[tuple[str, ...], list[dict[str, str]]]:
+    """The lines of every source as one table, ordered by each line's sort key (then by
+    source); with more than one source, a last column names the source of each line."""
     several = len(parts) > 1
-    keyed = sorted(((key, i, row) for i, (_, rows) in enumerate(parts) for key, row in rows),
+    keyed = sorted(((key, i, line) for i, (_, lines) in enumerate(parts) for key, line in lines),
                    key=lambda t: (t[0], t[1]))
     return ((*columns, SOURCE_COLUMN) if several else tuple(columns),
-            [[*row, parts[i][0].label] if several else row for _, i, row in keyed])
+            [{**line, SOURCE_COLUMN: parts[i][0].label} if several else line
+             for _, i, line in keyed])
+
+
+def _by_search(line: Mapping[str, str]) -> tuple[str, str, str]:
+    return line["task"], line["config"], line["model"]
 
 
 def render_markdown(results: Sequence[SourceResults], figures: Sequence[str] = ()) -> str:
@@ -371,18 +192,18 @@ def render_markdown(results: Sequence[SourceResults], figures: Sequence[str] = (
     ]
     if results:
         parts += ["", "Results: " + ", ".join(f"`{r.source}`" for r in results)]
-    kappa = _one_table(TABLE_COLUMNS, [
-        (r, list(zip(map(_sort_key, r.entries), table_rows(r.entries), strict=True)))
+    kappa = _one_table(BOARD_KAPPA_COLUMNS, [
+        (r, list(zip(map(sort_key, r.entries), kappa_table_lines(r.entries), strict=True)))
         for r in results])
     parts += ["", "## κ per model × format × task", "",
-              markdown_table(*kappa) if kappa[1] else "(no κ rows)"]
-    # Both tables come sorted by task, config and model: their first three columns.
-    nstar = _one_table(NSTAR_TABLE_COLUMNS, [
-        (r, [(tuple(row[:3]), row) for row in nstar_table_rows(r.nstar)]) for r in results])
+              markdown_table(*kappa, empty="(no κ rows)")]
+    # Both tables come sorted by task, config and model.
+    nstar = _one_table(BOARD_NSTAR_COLUMNS, [
+        (r, [(_by_search(line), line) for line in board_nstar_lines(r.nstar)]) for r in results])
     if nstar[1]:
         parts += ["", "## N* per search", "", markdown_table(*nstar)]
     lengthgen = _one_table(LENGTHGEN_TABLE_COLUMNS, [
-        (r, [(tuple(row[:3]), row) for row in lengthgen_table_rows(r.lengthgen)])
+        (r, [(_by_search(line), line) for line in lengthgen_table_lines(r.lengthgen)])
         for r in results])
     if lengthgen[1]:
         parts += ["", "## Length generalisation", "",

@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from .leaderboard import Entry  # noqa: E402
+from .entries import Entry  # noqa: E402
 
 
 def _by_task(entries: Sequence[Entry]) -> dict[tuple[str, str], list[Entry]]:

@@ -1,12 +1,24 @@
-"""Plain-text tables of results rows, valid Markdown, for the CLI's final print."""
+"""Every table's columns and the spelling of its cells: the one home of both.
+
+The command line's final print (`runner.run.print_tables`, ``hf-induction kappa``), the report
+of a results folder (`runner.report`), the leaderboard (`hub.leaderboard`) and its Space all
+name their columns here and write numbers, N* and κ in the words below, so a number reads
+the same wherever it is shown. A table is a list of rows, each a mapping from its columns'
+names to cells; `markdown_table` lays them out in the columns' order.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
+from .. import tasks
+from ..tasks.sampling import test_sizes, validation_sizes
+
+# The command line's final print: its columns are the rows' own field names where a cell is
+# the field as it is.
 NSTAR_COLUMNS: tuple[str, ...] = (
     "dataset", "config", "model", "search", "N*", "N* lies in", "converged", "probes",
     "steps (all runs)", "seconds",
@@ -15,10 +27,83 @@ KAPPA_COLUMNS: tuple[str, ...] = (
     "dataset", "config", "model", "search_mode", "nstar_by_length", "nstar_joint", "kappa",
     "kappa_bounds", "missing_nstar",
 )
+OOD_COLUMNS: tuple[str, ...] = (
+    "dataset", "config", "model", "n", "lr", "seed", "test_length",
+    "normalised_state_accuracy", "normalised_final_state_accuracy",
+)
+LENGTHGEN_COLUMNS: tuple[str, ...] = (
+    "dataset", "config", "model", "n", "split", "lengths", "metric", "value",
+)
+
+# The report of a results folder (docs/results/<name>/tables.md), in words for a reader.
+REPORT_SEARCH_COLUMNS: tuple[str, ...] = (
+    "task", "config", "model", "preset", "N*", "bracket", "pool", "probes", "steps",
+    "paper steps / ours", "wall s",
+)
+# Where a folder holds searches of more than one protocol, this column tells them apart.
+REPORT_PROTOCOL_COLUMN = "protocol"
+REPORT_KAPPA_COLUMNS: tuple[str, ...] = (
+    "task", "joint cell", "model", "κ", "κ bounds", "N* missing", "N*_joint",
+    "N*_n for n = 2..L (>F: beyond the budget, failed at F)",
+)
+REPORT_OOD_COLUMNS: tuple[str, ...] = (
+    "task", "trained on", "model", "N", "lr", "seed", "steps", "val loss", "test length",
+    "normalised state acc.", "normalised final-state acc.",
+)
+REPORT_GROUP_COLUMNS: tuple[str, ...] = (
+    "task", "cell", "model", "group size: N* (>F: failed up to F)",
+)
+REPORT_COMPUTE_COLUMNS: tuple[str, ...] = (
+    "model", "searches", "probes", "runs trained", "steps", "CPU-hours",
+    "paper-protocol steps for the same probes", "fewer steps",
+)
+
+# The leaderboard (leaderboard.md) and, with the columns below, its Space.
+BOARD_KAPPA_COLUMNS: tuple[str, ...] = (
+    "task", "group", "format", "L", "model", "κ", "κ range", "N* missing", "N*_joint",
+    "N*_joint bracket", "Σ N*_n",
+)
+BOARD_NSTAR_COLUMNS: tuple[str, ...] = (
+    "task", "config", "model", "N*", "N* lies in", "pool", "converged",
+)
+LENGTHGEN_SPLITS: tuple[str, ...] = ("validation", "test", "test_long")
+# Shared by the report and the board: one line per length-generalisation check.
+LENGTHGEN_TABLE_COLUMNS: tuple[str, ...] = (
+    "task", "config", "model", "C-RASP[pos]", "N", "lr", "seed", "val loss", *LENGTHGEN_SPLITS,
+)
+# Over several results sources, the last column of each board table names a row's source.
+SOURCE_COLUMN = "results"
+# The Space's table: the board's κ columns, the number "κ or bound" sorts by beside κ, then
+# each row's protocol, pushed checkpoint and source (the last two as links).
+SPACE_KAPPA_SORT_COLUMN = "κ or bound"
+SPACE_LINK_COLUMNS: tuple[str, ...] = ("checkpoint", SOURCE_COLUMN)
+SPACE_COLUMNS: tuple[str, ...] = (
+    *BOARD_KAPPA_COLUMNS[:BOARD_KAPPA_COLUMNS.index("κ") + 1], SPACE_KAPPA_SORT_COLUMN,
+    *BOARD_KAPPA_COLUMNS[BOARD_KAPPA_COLUMNS.index("κ") + 1:], "protocol",
+    *SPACE_LINK_COLUMNS,
+)
+
+# A cell with nothing to show: no value, or no finite one.
+MISSING = "—"
+# Where no table has a row yet.
+NO_ROWS = "(none yet)"
 
 
-def _number(value: float) -> str:
-    return f"{value:,.0f}" if abs(value) >= 1e3 else f"{value:.3g}"
+def number(value: float | int | None, digits: int = 3) -> str:
+    """The one spelling of a number: an integer, or a float that rounds to 1,000 or more,
+    whole with thousands separators (1,262); a smaller float to ``digits`` significant digits
+    (0.317, 9.65, 1e-05); `MISSING` for none or a value that is not finite."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return MISSING
+    if isinstance(value, int):
+        return f"{value:,}"
+    short = f"{value:.{digits}g}"
+    # Rounding may carry a value to 1,000 (999.7 -> "1e+03"): spelled whole, as 1,000 is.
+    return f"{value:,.0f}" if abs(float(short)) >= 1000 else short
+
+
+def yes_no(value: bool) -> str:
+    return "yes" if value else "no"
 
 
 def nstar_text(n_star: int | None, largest_failing: int | None, pool_size: float,
@@ -26,19 +111,50 @@ def nstar_text(n_star: int | None, largest_failing: int | None, pool_size: float
     """N* as a cell that is never blank: its value, or what a search that found none knows:
     every size up to the largest it tried failed, which was the whole pool or its budget."""
     if n_star is not None:
-        return f"{n_star:,}"
+        return number(n_star)
     if largest_failing is None:
         return "not probed"
     # n_cap is the smaller of the pool and --n-max; short of it, the probes ran out.
     limit = ("search stopped" if largest_failing < n_cap
              else "whole pool" if n_cap >= pool_size else "largest size allowed")
-    return f"> {largest_failing:,} ({limit})"
+    return f"> {number(largest_failing)} ({limit})"
 
 
 def nstar_bracket(n_star: int | None, largest_failing: int | None) -> str:
     """The bracket a search leaves N* in: (largest failing N, N*], ∞ where none succeeded."""
-    low = "0" if largest_failing is None else f"{largest_failing:,}"
-    return f"({low}, {'∞)' if n_star is None else f'{n_star:,}]'}"
+    low = "0" if largest_failing is None else number(largest_failing)
+    return f"({low}, {'∞)' if n_star is None else f'{number(n_star)}]'}"
+
+
+def kappa_text(kappa: float | None, low: float | None, high: float | None) -> str:
+    """κ as a cell that is never blank: its value where every N* exists, else what the search
+    brackets allow, each bound named as such."""
+    if kappa is not None and math.isfinite(kappa):
+        return number(kappa)
+    has_low, has_high = bool(low), high is not None and math.isfinite(high)
+    if has_low and has_high:
+        return f"between {number(low)} and {number(high)} (bounds)"
+    if has_low:
+        return f"≥ {number(low)} (lower bound)"
+    if has_high:
+        return f"≤ {number(high)} (upper bound)"
+    return "unbounded (no N* found)"
+
+
+def kappa_bounds_text(low: float | None, high: float | None) -> str:
+    """The bracket κ lies in, from the N* brackets: [low, high], ∞ where unbounded."""
+    upper = "∞" if high is None or not math.isfinite(high) else number(high)
+    return f"[{number(low or 0.0)}, {upper}]"
+
+
+def missing_nstar(lengths: Sequence[int], nstar_by_length: Sequence[int | None],
+                  nstar_joint: int | None) -> str:
+    """The N* a κ lacks ("n=2", "joint"), or "none" when κ is defined."""
+    missing = [f"n={n}" for n, s in zip(lengths, nstar_by_length, strict=True) if s is None]
+    if len(missing) == len(lengths) and nstar_joint is None:
+        return "all"
+    missing += ["joint"] if nstar_joint is None else []
+    return ", ".join(missing) or "none"
 
 
 def nstar_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
@@ -52,37 +168,6 @@ def nstar_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
             for r in rows]
 
 
-def kappa_text(kappa: float | None, low: float | None, high: float | None) -> str:
-    """κ as a cell that is never blank: its value where every N* exists, else what the search
-    brackets allow, each bound named as such. The one spelling every table uses."""
-    if kappa is not None and math.isfinite(kappa):
-        return _number(kappa)
-    has_low, has_high = bool(low), high is not None and math.isfinite(high)
-    if has_low and has_high:
-        return f"between {_number(low)} and {_number(high)} (bounds)"
-    if has_low:
-        return f"≥ {_number(low)} (lower bound)"
-    if has_high:
-        return f"≤ {_number(high)} (upper bound)"
-    return "unbounded (no N* found)"
-
-
-def kappa_bounds_text(low: float | None, high: float | None) -> str:
-    """The bracket κ lies in, from the N* brackets: [low, high], ∞ where unbounded."""
-    upper = "∞" if high is None or not math.isfinite(high) else _number(high)
-    return f"[{_number(low or 0.0)}, {upper}]"
-
-
-def missing_nstar(lengths: Sequence[int], nstar_by_length: Sequence[int | None],
-                  nstar_joint: int | None) -> str:
-    """The N* a κ lacks ("n=2", "joint"), or "none" when κ is defined."""
-    missing = [f"n={n}" for n, s in zip(lengths, nstar_by_length, strict=True) if s is None]
-    if len(missing) == len(lengths) and nstar_joint is None:
-        return "all"
-    missing += ["joint"] if nstar_joint is None else []
-    return ", ".join(missing) or "none"
-
-
 def kappa_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
     """`KappaRow`s as `KAPPA_COLUMNS` lines for `write_table`."""
     return [{"dataset": r.dataset, "config": r.config, "model": r.model,
@@ -94,11 +179,6 @@ def kappa_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
             for r in rows]
 
 
-LENGTHGEN_COLUMNS: tuple[str, ...] = (
-    "dataset", "config", "model", "n", "split", "lengths", "metric", "value",
-)
-
-
 def lengthgen_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
     """One line per (check, split, metric) of `LengthGenRow`s, for `write_table`."""
     return [{"dataset": r.dataset, "config": r.config, "model": r.model, "n": r.n,
@@ -107,17 +187,108 @@ def lengthgen_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
             for metric, value in scores.items() if metric != "lengths"]
 
 
-def _cell(value: Any) -> str:
+def report_kappa_lines(rows: Sequence[Any]) -> list[dict[str, str]]:
+    """`KappaRow`s as `REPORT_KAPPA_COLUMNS` lines: κ or its bounds, then every N*, an N* not
+    found written as the size that failed (">F")."""
+    out = []
+    for r in sorted(rows, key=lambda r: (r.dataset, r.config, r.model)):
+        by_n = " ".join(number(n) if n is not None else f">{number(f)}"
+                        for n, f in zip(r.nstar_by_length, r.largest_failing_by_length,
+                                        strict=True))
+        out.append(dict(zip(REPORT_KAPPA_COLUMNS, (
+            r.dataset, r.config, r.model, kappa_text(r.kappa, r.kappa_low, r.kappa_high),
+            kappa_bounds_text(r.kappa_low, r.kappa_high),
+            missing_nstar(r.lengths, r.nstar_by_length, r.nstar_joint), number(r.nstar_joint),
+            by_n), strict=True)))
+    return out
+
+
+def report_ood_lines(rows: Sequence[Any]) -> list[dict[str, str]]:
+    """`OodRow`s as `REPORT_OOD_COLUMNS` lines; accuracies to three decimals, chance 0."""
+    return [dict(zip(REPORT_OOD_COLUMNS, (
+        r.dataset, r.config, r.model, number(r.n), number(r.lr), str(r.seed), number(r.steps),
+        number(r.val_loss), str(r.test_length), f"{r.normalised_state_accuracy:.3f}",
+        f"{r.normalised_final_state_accuracy:.3f}"), strict=True))
+        for r in sorted(rows, key=lambda r: (r.dataset, r.config, r.model))]
+
+
+def board_nstar_lines(rows: Iterable[Any]) -> list[dict[str, str]]:
+    """`NstarRow`s (the last row per key) as `BOARD_NSTAR_COLUMNS` lines: N* as the command
+    line prints it, never blank ("> 1,056 (whole pool)"), with its bracket."""
+    latest = {r.key: r for r in rows}
+    ordered = sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model))
+    return [dict(zip(BOARD_NSTAR_COLUMNS, (
+        r.dataset, r.config, r.model, nstar_text(r.n_star, r.largest_failing, r.pool_size, r.n_cap),
+        nstar_bracket(r.n_star, r.largest_failing), number(r.pool_size), yes_no(r.converged)),
+        strict=True))
+        for r in ordered]
+
+
+def split_sizes(cell: tasks.TaskCell, split: str) -> dict[int, int]:
+    """Examples per length of ``split`` as the length-generalisation check draws it (the whole
+    validation set, a test split at its default size); {} for a split the cell has not."""
+    if split == "validation":
+        return validation_sizes(cell)
+    return test_sizes(cell, split) if split in cell.test_splits else {}
+
+
+def chance_level(cell: tasks.TaskCell, metric: str, sizes: Mapping[int, int]) -> float | None:
+    """What uniform guessing scores on ``metric`` over ``sizes`` (examples per length): one
+    symbol of the cell's alphabet in |alphabet| per answer, all n of a length-n answer for
+    exact match, 0 for an accuracy normalised by chance; None for a metric not known here."""
+    per_symbol = 1.0 / cell.alphabet_size
+    if metric.startswith("normalised_"):
+        return 0.0
+    if metric == "exact_match":
+        total = sum(sizes.values())
+        return math.fsum(k * per_symbol**n for n, k in sizes.items()) / total if total else None
+    if metric in ("accuracy", "token_accuracy", "state_accuracy", "final_state_accuracy"):
+        return per_symbol
+    return None
+
+
+def _scores_text(cell: tasks.TaskCell | None, split: str, scores: Mapping[str, Any]) -> str:
+    """``lengths: metric value (chance c), ...`` of one split of a length-generalisation row."""
+    sizes = {} if cell is None else split_sizes(cell, split)
+    parts = []
+    for metric, value in scores.items():
+        if metric == "lengths":
+            continue
+        chance = None if cell is None else chance_level(cell, metric, sizes)
+        parts.append(f"{metric} {value:.3f}" + ("" if chance is None
+                                                else f" (chance {number(chance)})"))
+    return f"{scores['lengths']}: " + ", ".join(parts)
+
+
+def lengthgen_table_lines(rows: Iterable[Any]) -> list[dict[str, str]]:
+    """`LengthGenRow`s (the last row per key) as `LENGTHGEN_TABLE_COLUMNS` lines, one per
+    check: the run scored (its learning rate, seed and validation loss), then each split's
+    lengths and the task's metrics, each beside its chance level; the C-RASP[pos] column is
+    the family's prediction where it makes one."""
+    latest = {r.key: r for r in rows}
+    out = []
+    for r in sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model)):
+        cell = tasks.parse_or_none(r.dataset, r.config)
+        prediction = "?" if cell is None else cell.describe().get("C-RASP[pos]", "")
+        scores = r.table()
+        out.append(dict(zip(LENGTHGEN_TABLE_COLUMNS, (
+            r.dataset, r.config, r.model, prediction, number(r.n), number(r.lr), str(r.seed),
+            number(r.val_loss), *(_scores_text(cell, split, scores[split]) if split in scores
+                                  else "" for split in LENGTHGEN_SPLITS)), strict=True)))
+    return out
+
+
+def cell(value: Any) -> str:
+    """A raw value as a cell: `MISSING` for None, yes/no, a number by `number` (a float to
+    four significant digits), a list as its items joined by commas."""
     if value is None:
-        return "-"
+        return MISSING
     if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:.4g}"
+        return yes_no(value)
+    if isinstance(value, (int, float)):
+        return number(value, digits=4)
     if isinstance(value, (list, tuple)):
-        return ",".join(_cell(v).replace(",", "") for v in value)
+        return ",".join(cell(v).replace(",", "") for v in value)
     return str(value)
 
 
@@ -125,26 +296,29 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def write_table(
-    rows: Sequence[Mapping[str, Any] | Any],
-    columns: Sequence[str] | None = None,
-    file: TextIO | None = None,
+def markdown_table(
+    columns: Sequence[str],
+    rows: Sequence[Mapping[str, str] | Sequence[str]],
+    *,
+    right: Sequence[bool] | None = None,
+    empty: str | None = None,
 ) -> str:
-    """Render rows (dicts or dataclass rows) as an aligned Markdown table.
+    """Rows (mappings from column names to cells, or cells in the columns' order) as a
+    Markdown table, the one writer of every table.
 
-    Columns default to the first row's keys (no rows and no columns: an empty string);
-    numbers are right-aligned, None shows as "-".
-    Writes the table to ``file`` when given, and returns it either way.
+    Cells are written as they are. With ``right`` (one flag per column) each column is padded
+    to one width and the flagged ones right-aligned, for reading in a terminal; without it,
+    the table is compact, for a page that renders it. ``empty``, where given, is written in
+    place of a table with no row.
     """
-    dicts = [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r) for r in rows]
-    if columns is None:
-        columns = list(dicts[0]) if dicts else []
-    if not columns:
-        return ""
-    cells = [[_cell(d.get(c)) for c in columns] for d in dicts]
+    if not rows and empty is not None:
+        return empty
+    cells = [[row[c] for c in columns] if isinstance(row, Mapping) else list(row)
+             for row in rows]
+    if right is None:
+        lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+        return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
     widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
-    right = [bool(dicts) and all(_is_number(d.get(c)) or d.get(c) is None for d in dicts)
-             for c in columns]
 
     def line(values: Sequence[str]) -> str:
         padded = [v.rjust(w) if r else v.ljust(w)
@@ -153,7 +327,30 @@ def write_table(
 
     rule = "|" + "|".join(("-" * (w + 1) + ":") if r else ("-" * (w + 2))
                           for w, r in zip(widths, right, strict=True)) + "|"
-    text = "\n".join([line(list(columns)), rule, *(line(row) for row in cells)]) + "\n"
+    return "\n".join([line(list(columns)), rule, *(line(row) for row in cells)])
+
+
+def write_table(
+    rows: Sequence[Mapping[str, Any] | Any],
+    columns: Sequence[str] | None = None,
+    file: TextIO | None = None,
+) -> str:
+    """Render rows (dicts or dataclass rows) as an aligned Markdown table, each value spelled
+    by `cell`.
+
+    Columns default to the first row's keys (no rows and no columns: an empty string);
+    numbers are right-aligned, None shows as `MISSING`.
+    Writes the table to ``file`` when given, and returns it either way.
+    """
+    dicts = [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r) for r in rows]
+    if columns is None:
+        columns = list(dicts[0]) if dicts else []
+    if not columns:
+        return ""
+    right = [bool(dicts) and all(_is_number(d.get(c)) or d.get(c) is None for d in dicts)
+             for c in columns]
+    text = markdown_table(columns, [[cell(d.get(c)) for c in columns] for d in dicts],
+                          right=right) + "\n"
     if file is not None:
         file.write(text)
     return text

@@ -15,22 +15,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import tasks
-from ..hub.leaderboard import (
-    LENGTHGEN_TABLE_COLUMNS,
-    lengthgen_table_rows,
-    markdown_table,
-)
-from ..hub.leaderboard import fmt_number as fmt
 from ..models import PRESETS, build_config, model_config_hash
-from ..results import (
-    KappaRow,
-    NstarRow,
-    OodRow,
-    ResultsFolder,
-    kappa_bounds_text,
-    kappa_text,
-    missing_nstar,
-    nstar_bracket,
+from ..results import KappaRow, NstarRow, OodRow, ResultsFolder, nstar_bracket
+from ..results.render import (
+    LENGTHGEN_TABLE_COLUMNS,
+    NO_ROWS,
+    REPORT_COMPUTE_COLUMNS,
+    REPORT_GROUP_COLUMNS,
+    REPORT_KAPPA_COLUMNS,
+    REPORT_OOD_COLUMNS,
+    REPORT_PROTOCOL_COLUMN,
+    REPORT_SEARCH_COLUMNS,
+    lengthgen_table_lines,
+    markdown_table,
+    number,
+    report_kappa_lines,
+    report_ood_lines,
 )
 from .budgets import BUDGETS
 from .tables import kappa_rows, latest
@@ -38,10 +38,6 @@ from .tables import kappa_rows, latest
 PAPER = BUDGETS["paper"]
 # The paper's cost of one probe: every run of the grid for the whole budget.
 PAPER_STEPS_PER_PROBE = len(PAPER.lrs) * len(PAPER.seeds) * PAPER.max_steps
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    return markdown_table(header, rows) if rows else "(none yet)"
 
 
 def model_preset_of(row: NstarRow | OodRow | KappaRow) -> str:
@@ -66,61 +62,30 @@ def runs_of(row: NstarRow) -> list[dict]:
     return [run for probe in json.loads(row.probes) for run in probe.get("runs", [])]
 
 
-def search_rows(rows: Sequence[NstarRow]) -> list[list[str]]:
-    """Every search: its bracket, the steps it spent and the paper protocol's for its probes;
-    with the protocol's hash when the rows come from more than one (a --force)."""
-    mixed = len({r.protocol_hash for r in rows}) > 1
+def search_lines(rows: Sequence[NstarRow]) -> list[dict[str, str]]:
+    """Every search as a `search_columns` line: its bracket, the steps it spent and the paper
+    protocol's for its probes; with the protocol's hash (read only where the rows come from
+    more than one, a --force)."""
     out = []
     for r in sorted(rows, key=lambda r: (r.dataset, r.model, _cell_sort(r))):
         paper = r.num_probes * PAPER_STEPS_PER_PROBE
-        out.append([r.dataset, r.config, r.model, model_preset_of(r), fmt(r.n_star),
-                    nstar_bracket(r.n_star, r.largest_failing), fmt(r.pool_size),
-                    str(r.num_probes), fmt(r.total_steps),
-                    fmt(paper / r.total_steps if r.total_steps else None),
-                    f"{r.wall_s:.0f}", *([r.protocol_hash] if mixed else [])])
+        out.append(dict(zip(REPORT_SEARCH_COLUMNS, (
+            r.dataset, r.config, r.model, model_preset_of(r), number(r.n_star),
+            nstar_bracket(r.n_star, r.largest_failing), number(r.pool_size),
+            str(r.num_probes), number(r.total_steps),
+            number(paper / r.total_steps if r.total_steps else None), f"{r.wall_s:.0f}"),
+            strict=True), **{REPORT_PROTOCOL_COLUMN: r.protocol_hash}))
     return out
 
 
 def search_columns(rows: Sequence[NstarRow]) -> tuple[str, ...]:
     mixed = len({r.protocol_hash for r in rows}) > 1
-    return SEARCH_COLUMNS + (("protocol",) if mixed else ())
-
-
-SEARCH_COLUMNS = ("task", "config", "model", "preset", "N*", "bracket", "pool", "probes",
-                  "steps", "paper steps / ours", "wall s")
+    return REPORT_SEARCH_COLUMNS + ((REPORT_PROTOCOL_COLUMN,) if mixed else ())
 
 
 def _cell_sort(r) -> tuple:
     c = tasks.parse(r.dataset, r.config)
     return (c.kind, c.family_param, c.dist != "fixed", c.max_len, c.dist)
-
-
-def kappa_table(rows: Sequence[KappaRow]) -> list[list[str]]:
-    out = []
-    for r in sorted(rows, key=lambda r: (r.dataset, r.config, r.model)):
-        by_n = " ".join(fmt(n) if n is not None else f">{fmt(f)}"
-                        for n, f in zip(r.nstar_by_length, r.largest_failing_by_length,
-                                        strict=True))
-        out.append([r.dataset, r.config, r.model, kappa_text(r.kappa, r.kappa_low, r.kappa_high),
-                    kappa_bounds_text(r.kappa_low, r.kappa_high),
-                    missing_nstar(r.lengths, r.nstar_by_length, r.nstar_joint),
-                    fmt(r.nstar_joint), by_n])
-    return out
-
-
-KAPPA_COLUMNS = ("task", "joint cell", "model", "κ", "κ bounds", "N* missing", "N*_joint",
-                 "N*_n for n = 2..L (>F: beyond the budget, failed at F)")
-
-
-def ood_table(rows: Sequence[OodRow]) -> list[list[str]]:
-    return [[r.dataset, r.config, r.model, fmt(r.n), fmt(r.lr), str(r.seed), fmt(r.steps),
-             fmt(r.val_loss), str(r.test_length), f"{r.normalised_state_accuracy:.3f}",
-             f"{r.normalised_final_state_accuracy:.3f}"]
-            for r in sorted(rows, key=lambda r: (r.dataset, r.config, r.model))]
-
-
-OOD_COLUMNS = ("task", "trained on", "model", "N", "lr", "seed", "steps", "val loss",
-               "test length", "normalised state acc.", "normalised final-state acc.")
 
 
 @dataclass(frozen=True)
@@ -143,18 +108,18 @@ def nstar_vs_group(rows: Sequence[NstarRow]) -> list[GroupSeries]:
             for (d, f, m), pts in sorted(series.items()) if len(pts) > 1]
 
 
-def group_table(series: Sequence[GroupSeries]) -> list[list[str]]:
-    return [[s.dataset, s.family, s.model,
-             ", ".join(f"{g}: {fmt(r.n_star) if r.n_star else '>' + fmt(r.largest_failing)}"
-                       for g, r in s.points)]
+def group_lines(series: Sequence[GroupSeries]) -> list[dict[str, str]]:
+    """Each series as a `REPORT_GROUP_COLUMNS` line: N* per group size, ">F" where not found."""
+    return [dict(zip(REPORT_GROUP_COLUMNS, (
+        s.dataset, s.family, s.model,
+        ", ".join(f"{g}: {number(r.n_star) if r.n_star else '>' + number(r.largest_failing)}"
+                  for g, r in s.points)), strict=True))
             for s in series]
 
 
-GROUP_COLUMNS = ("task", "cell", "model", "group size: N* (>F: failed up to F)")
-
-
-def compute_table(rows: Sequence[NstarRow]) -> list[list[str]]:
-    """Per model: searches, probes, runs, steps, CPU-hours, and steps against the paper's."""
+def compute_lines(rows: Sequence[NstarRow]) -> list[dict[str, str]]:
+    """Per model, a `REPORT_COMPUTE_COLUMNS` line: searches, probes, runs, steps, CPU-hours,
+    and steps against the paper's."""
     by_model: dict[str, list[NstarRow]] = defaultdict(list)
     for r in rows:
         by_model[r.model].append(r)
@@ -166,13 +131,10 @@ def compute_table(rows: Sequence[NstarRow]) -> list[list[str]]:
         paper = probes * PAPER_STEPS_PER_PROBE
         # A run the probe's first success spared is journaled with 0 steps: not trained.
         trained = sum(int(run.get("steps") or 0) > 0 for r in rs for run in runs_of(r))
-        out.append([model, str(len(rs)), str(probes), fmt(trained),
-                    fmt(steps), f"{cpu_h:.2f}", fmt(paper), f"{paper / max(steps, 1):,.0f}×"])
+        out.append(dict(zip(REPORT_COMPUTE_COLUMNS, (
+            model, str(len(rs)), str(probes), number(trained), number(steps), f"{cpu_h:.2f}",
+            number(paper), f"{paper / max(steps, 1):,.0f}×"), strict=True)))
     return out
-
-
-COMPUTE_COLUMNS = ("model", "searches", "probes", "runs trained", "steps", "CPU-hours",
-                   "paper-protocol steps for the same probes", "fewer steps")
 
 
 def deviations(protocol: dict, rows: Sequence[NstarRow]) -> list[str]:
@@ -210,7 +172,7 @@ def deviations(protocol: dict, rows: Sequence[NstarRow]) -> list[str]:
     if search.get("mode") and search["mode"] != "paper":
         lines.append(f"search: {search['mode']} (×4 bracketing from N = {search.get('n_start')}, "
                      f"geometric bisection to rtol {search.get('rtol')}, N ≤ "
-                     f"{fmt(search.get('n_max'))}) instead of the paper's Algorithm 1")
+                     f"{number(search.get('n_max'))}) instead of the paper's Algorithm 1")
     presets = defaultdict(set)
     for r in rows:
         presets[r.model].add(model_preset_of(r))
@@ -226,6 +188,10 @@ def _sizes(preset: str, model: str) -> str:
                      if k != "activation_function")
 
 
+def table(columns: Sequence[str], lines: Sequence[dict[str, str]]) -> str:
+    return markdown_table(columns, lines, empty=NO_ROWS)
+
+
 def render_tables(folder: ResultsFolder, figures: Sequence[str] = ()) -> str:
     """``tables.md``: every table of the report, from the folder alone."""
     nstar = latest(folder.read_nstar())
@@ -239,16 +205,16 @@ def render_tables(folder: ResultsFolder, figures: Sequence[str] = ()) -> str:
     if len({r.protocol_hash for r in nstar}) > 1:
         parts += ["", "The folder holds searches of more than one protocol (it was forced): the "
                   "protocol column tells them apart, and only the current one is printed above."]
-    parts += ["", "## N* per search", "", table(search_columns(nstar), search_rows(nstar)),
-              "", "## κ", "", table(KAPPA_COLUMNS, kappa_table(kappa_rows(folder))),
+    parts += ["", "## N* per search", "", table(search_columns(nstar), search_lines(nstar)),
+              "", "## κ", "", table(REPORT_KAPPA_COLUMNS, report_kappa_lines(kappa_rows(folder))),
               "", "## Out of distribution (length 2L; chance 0, perfect 1)", "",
-              table(OOD_COLUMNS, ood_table(latest(folder.read_ood()))),
+              table(REPORT_OOD_COLUMNS, report_ood_lines(latest(folder.read_ood()))),
               "", "## Length generalisation (the best run at N; validation = the training "
               "lengths; chance = what uniform guessing scores)", "",
-              table(LENGTHGEN_TABLE_COLUMNS, lengthgen_table_rows(folder.read_lengthgen())),
+              table(LENGTHGEN_TABLE_COLUMNS, lengthgen_table_lines(folder.read_lengthgen())),
               "", "## N* against the group size", "",
-              table(GROUP_COLUMNS, group_table(nstar_vs_group(nstar))),
-              "", "## Compute", "", table(COMPUTE_COLUMNS, compute_table(nstar))]
+              table(REPORT_GROUP_COLUMNS, group_lines(nstar_vs_group(nstar))),
+              "", "## Compute", "", table(REPORT_COMPUTE_COLUMNS, compute_lines(nstar))]
     if figures:
         parts += ["", "## Figures", ""] + [f"![{f}]({f})" for f in figures]
     return "\n".join(parts) + "\n"

@@ -16,6 +16,7 @@ from ..models import build_config, model_config_hash
 from ..results import (
     KAPPA_COLUMNS,
     NSTAR_COLUMNS,
+    OOD_COLUMNS,
     KappaRow,
     LengthGenRow,
     NstarRow,
@@ -390,10 +391,6 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
         kappa=write_kappa_rows(campaign, folder, protocol_hash),
         ood=own(folder.read_ood(), "ood"),
         lengthgen=own(folder.read_lengthgen(), "lengthgen"))
-
-
-OOD_COLUMNS = ("dataset", "config", "model", "n", "lr", "seed", "test_length",
-               "normalised_state_accuracy", "normalised_final_state_accuracy")
 
 
 def print_tables(results: CampaignResults, file=sys.stdout) -> None:

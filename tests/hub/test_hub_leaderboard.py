@@ -99,7 +99,7 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
 def test_chance_levels_are_what_uniform_guessing_scores():
     import numpy as np
 
-    from hf_induction.hub.leaderboard import chance_level, split_sizes
+    from hf_induction.results.render import chance_level, split_sizes
     from hf_induction.tasks import generate, parse
 
     rng = np.random.default_rng(0)
@@ -127,8 +127,8 @@ def test_chance_levels_are_what_uniform_guessing_scores():
 def test_the_length_generalisation_table_shows_the_run_and_chance():
     import json
 
-    from hf_induction.hub.leaderboard import LENGTHGEN_TABLE_COLUMNS, lengthgen_table_rows
     from hf_induction.results import LengthGenRow
+    from hf_induction.results.render import LENGTHGEN_TABLE_COLUMNS, lengthgen_table_lines
 
     scores = {"validation": {"lengths": "2..4", "accuracy": 0.9},
               "test": {"lengths": "5..8", "accuracy": 0.5}}
@@ -136,8 +136,9 @@ def test_the_length_generalisation_table_shows_the_run_and_chance():
                        model_config_hash="h", n=1500, lr=3e-3, seed=20, steps=100,
                        val_loss=0.0123, results=json.dumps(scores), protocol_hash="p",
                        finished_at="2026-01-01T00:00:00+00:00")
-    (line,) = lengthgen_table_rows([row])
-    assert dict(zip(LENGTHGEN_TABLE_COLUMNS, line, strict=True)) == {
+    (line,) = lengthgen_table_lines([row])
+    assert tuple(line) == LENGTHGEN_TABLE_COLUMNS
+    assert line == {
         "task": "retrieval", "config": "UR_L4_uniform_V4", "model": "lstm", "C-RASP[pos]": "yes",
         "N": "1,500", "lr": "0.003", "seed": "20", "val loss": "0.0123",
         "validation": "2..4: accuracy 0.900 (chance 0.25)",
@@ -168,3 +169,27 @@ push_results({str(tmp_path / "results")!r}, "org/results", create=True)
     assert missing.stderr.strip().splitlines() == [
         "leaderboard.py: error: cannot read results org/absent: org/absent is neither a local "
         "folder nor a Hub dataset repo one can read"]
+
+
+def test_no_hub_module_imports_one_that_imports_it_back():
+    import ast
+
+    hub = ROOT / "hf_induction" / "hub"
+    imports = {}
+    for path in hub.glob("*.py"):
+        # Every import, lazy ones inside functions too: a circle is a circle either way.
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                found |= {node.module} if node.module else {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "hf_induction.hub."):
+                found.add(node.module.split(".")[2])
+        imports[path.stem] = found - {"__init__"}
+
+    def reaches(start, seen=()):
+        return {m for n in imports.get(start, ()) if n not in seen
+                for m in {n} | reaches(n, (*seen, n))}
+
+    assert imports["leaderboard"] >= {"entries", "plots"} and "entries" in imports["plots"]
+    assert [m for m in imports if m in reaches(m)] == []

@@ -151,7 +151,7 @@ def test_kappa_is_never_blank_and_names_its_bounds():
 
 
 def test_the_leaderboard_ranks_an_undefined_kappa_by_its_bound():
-    from hf_induction.hub.leaderboard import Entry, _sort_key
+    from hf_induction.hub.entries import Entry, sort_key
 
     def entry(model, kappa, low, high):
         return Entry(task="modadd", group="Z_5", format="acot", max_len=4, model=model,
@@ -160,5 +160,22 @@ def test_the_leaderboard_ranks_an_undefined_kappa_by_its_bound():
                      nstar_by_length=(None, 1, 1))
 
     ranked = sorted([entry("a", 4.0, 3.0, 5.0), entry("b", None, 9.0, None),
-                     entry("c", None, 0.0, None), entry("d", None, 0.5, 0.7)], key=_sort_key)
+                     entry("c", None, 0.0, None), entry("d", None, 0.5, 0.7)], key=sort_key)
     assert [e.model for e in ranked] == ["b", "a", "d", "c"]
+
+
+def test_every_number_is_spelled_one_way():
+    import math
+
+    from hf_induction.results.render import MISSING, cell, number
+
+    # Whole with separators from 1,000 on, float or int; below, three significant digits.
+    assert number(1262.4) == number(1262) == number(1262.0) == "1,262"
+    assert number(999.7) == "1,000"  # rounded up to 1,000: spelled as 1,000 is, not 1e+03
+    assert (number(0.31749), number(9.654), number(5.0), number(1e-5)) == (
+        "0.317", "9.65", "5", "1e-05")
+    assert number(float(2**70)) == f"{2**70:,}"  # a pool beyond int64, exact
+    assert number(None) == number(math.nan) == number(math.inf) == MISSING
+    # The command line's cells: four significant digits, None and lists in the same words.
+    assert (cell(0.98765), cell(12345.6), cell(None), cell([1500, None])) == (
+        "0.9877", "12,346", MISSING, f"1500,{MISSING}")

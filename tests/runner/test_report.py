@@ -10,6 +10,7 @@ import pytest
 
 from hf_induction.models import build_config, model_config_hash
 from hf_induction.results import NstarRow, ResultsFolder
+from hf_induction.results.render import REPORT_COMPUTE_COLUMNS
 from hf_induction.runner.estimate import (
     ALGORITHM_1,
     PAPER_GRID,
@@ -21,7 +22,7 @@ from hf_induction.runner.estimate import (
 from hf_induction.runner.job import SearchJob
 from hf_induction.runner.report import (
     PAPER_STEPS_PER_PROBE,
-    compute_table,
+    compute_lines,
     deviations,
     model_preset_of,
     nstar_vs_group,
@@ -81,12 +82,13 @@ def test_deviations_name_every_departure_from_the_paper():
 def test_compute_counts_cpu_hours_and_the_paper_steps_of_the_same_probes():
     rows = [row("acot_L2", 5, 4, steps=3000, wall_s=1800.0),
             row("acot_L3", 9, 8, steps=1000, wall_s=900.0, hardware="x86_64 cpu x2 threads")]
-    (line,) = compute_table(rows)
+    (line,) = compute_lines(rows)
+    assert tuple(line) == REPORT_COMPUTE_COLUMNS
     # 1800 s x 1 thread + 900 s x 2 threads = 1 CPU-hour; 6 probes of 15 x 250,000 steps.
-    assert line[:2] == ["lstm", "2"] and line[5] == "1.00"
-    assert line[6] == f"{6 * PAPER_STEPS_PER_PROBE:,}"
-    assert line[7] == f"{6 * PAPER_STEPS_PER_PROBE // 4000:,}×"
-    assert line[3] == "6"  # 3 + 3 journaled runs, each with steps
+    assert (line["model"], line["searches"], line["CPU-hours"]) == ("lstm", "2", "1.00")
+    assert line["paper-protocol steps for the same probes"] == f"{6 * PAPER_STEPS_PER_PROBE:,}"
+    assert line["fewer steps"] == f"{6 * PAPER_STEPS_PER_PROBE // 4000:,}×"
+    assert line["runs trained"] == "6"  # 3 + 3 journaled runs, each with steps
 
 
 def test_compute_counts_as_trained_only_the_runs_that_took_steps():
@@ -94,8 +96,8 @@ def test_compute_counts_as_trained_only_the_runs_that_took_steps():
     r = row("acot_L2", 5, 4)
     probes = json.loads(r.probes)
     probes[0]["runs"] = [*probes[0]["runs"], spared, spared]
-    (line,) = compute_table([dataclasses.replace(r, probes=json.dumps(probes))])
-    assert line[3] == "3"
+    (line,) = compute_lines([dataclasses.replace(r, probes=json.dumps(probes))])
+    assert line["runs trained"] == "3"
 
 
 def test_nstar_against_group_size_pairs_cells_that_differ_only_in_the_group():

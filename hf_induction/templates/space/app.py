@@ -18,14 +18,18 @@ import gradio as gr
 import pandas as pd
 
 from hf_induction.citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
-from hf_induction.hub.leaderboard import (
-    TABLE_COLUMNS,
-    kappa_sort_value,
-    load_leaderboard,
-    table_rows,
-)
+from hf_induction.hub.entries import kappa_sort_value, kappa_table_lines
+from hf_induction.hub.leaderboard import load_leaderboard
 from hf_induction.hub.plots import write_figures
 from hf_induction.hub.sources import checkpoint_repos, load_protocol, protocol_summary
+from hf_induction.results.render import (
+    BOARD_KAPPA_COLUMNS,
+    MISSING,
+    SOURCE_COLUMN,
+    SPACE_COLUMNS,
+    SPACE_KAPPA_SORT_COLUMN,
+    SPACE_LINK_COLUMNS,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # What `hf-induction space` wrote beside the app: the sources it was built for, one a line.
@@ -63,26 +67,26 @@ def load_table() -> tuple[list, pd.DataFrame]:
     entries, frames = [], []
     for source in SOURCES:
         found = load_leaderboard(source)
-        frame = pd.DataFrame(table_rows(found), columns=list(TABLE_COLUMNS))
+        frame = pd.DataFrame(kappa_table_lines(found), columns=list(BOARD_KAPPA_COLUMNS))
         # κ stays text (an undefined κ shows its bounds, never a blank); beside it, the
         # number it sorts by: κ, or the bound shown.
-        frame.insert(frame.columns.get_loc("κ") + 1, "κ or bound",
-                     [float(f"{v:.3g}") if math.isfinite(v) else math.nan
-                      for v in map(kappa_sort_value, found)])
+        frame[SPACE_KAPPA_SORT_COLUMN] = [float(f"{v:.3g}") if math.isfinite(v) else math.nan
+                                          for v in map(kappa_sort_value, found)]
         protocol = load_protocol(source)
         frame["protocol"] = [protocol_summary(protocol, e.model) for e in found]
         pushed = checkpoint_repos(source)
         frame["checkpoint"] = [
             f"[{repo}](https://huggingface.co/{repo})" if (repo := pushed.get(
-                (e.task, e.config, e.model))) else "—" for e in found]
-        frame["results"] = source_link(source)
+                (e.task, e.config, e.model))) else MISSING for e in found]
+        frame[SOURCE_COLUMN] = source_link(source)
         entries += found
-        frames.append(frame)
+        frames.append(frame[list(SPACE_COLUMNS)])
     table = pd.concat(frames, ignore_index=True)
     # N* as numbers, so that clicking a header sorts numerically.
     for column in ("N*_joint", "Σ N*_n"):
         table[column] = pd.to_numeric(table[column].str.replace(",", ""), errors="coerce")
-    return entries, table.sort_values("κ or bound", ascending=False, ignore_index=True)
+    return entries, table.sort_values(SPACE_KAPPA_SORT_COLUMN, ascending=False,
+                                      ignore_index=True)
 
 
 ENTRIES, TABLE = load_table()
@@ -128,12 +132,9 @@ def choices(column: str) -> list[str]:
     return [ALL, *sorted(TABLE[column].unique())]
 
 
-# Links render as links; every other column as text.
-LINK_COLUMNS = ("results", "checkpoint")
-
-
 def datatypes(columns) -> list[str]:
-    return ["markdown" if c in LINK_COLUMNS else "str" for c in columns]
+    """Links render as links; every other column as text."""
+    return ["markdown" if c in SPACE_LINK_COLUMNS else "str" for c in columns]
 
 
 def filtered(task: str, fmt: str, model: str, text: str, columns: list[str]):
