@@ -339,17 +339,21 @@ class DenseSSMForCausalLM(DenseSSMPreTrainedModel, GenerationMixin):
         self.lm_head = nn.Linear(config.hidden_size, config.vocab_size)
         self.post_init()
 
+    # Copied from hf_induction.models.lstm.modeling_lstm.LSTMForCausalLM with LSTM->DenseSSM
     def get_output_embeddings(self) -> nn.Linear:
         return self.lm_head
 
+    # Copied from hf_induction.models.lstm.modeling_lstm.LSTMForCausalLM with LSTM->DenseSSM
     def set_output_embeddings(self, new_embeddings: nn.Linear) -> None:
         self.lm_head = new_embeddings
 
+    # Copied from hf_induction.models.lstm.modeling_lstm.LSTMForCausalLM with LSTM->DenseSSM
     @classmethod
     def _supports_default_dynamic_cache(cls) -> bool:
-        # The state lives in a DenseSSMCache returned by forward(), not in a key/value cache.
+        # The state lives in the DenseSSMCache returned by forward(), not in a key/value cache.
         return False
 
+    # Copied from hf_induction.models.lstm.modeling_lstm.LSTMForCausalLM with LSTM->DenseSSM
     def prepare_inputs_for_generation(
         self,
         input_ids: torch.LongTensor,
@@ -408,6 +412,7 @@ class DenseSSMForCausalLM(DenseSSMPreTrainedModel, GenerationMixin):
         )  # [R, B*T, V]
         return logits.view(runs, batch_size, seq_len, -1)
 
+    # Copied from hf_induction.models.lstm.modeling_lstm.LSTMForCausalLM with LSTM->DenseSSM
     def forward(
         self,
         input_ids: torch.LongTensor | None = None,
@@ -416,6 +421,7 @@ class DenseSSMForCausalLM(DenseSSMPreTrainedModel, GenerationMixin):
         use_cache: bool | None = None,
         output_hidden_states: bool | None = None,
         return_dict: bool | None = None,
+        inputs_embeds: torch.Tensor | None = None,
         attention_mask: torch.Tensor | None = None,
         **kwargs,
     ) -> tuple | DenseSSMCausalLMOutput:
@@ -433,11 +439,11 @@ class DenseSSMForCausalLM(DenseSSMPreTrainedModel, GenerationMixin):
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         outputs = self.model(
             input_ids,
+            inputs_embeds=inputs_embeds,
             cache=cache,
             use_cache=use_cache,
             output_hidden_states=output_hidden_states,
             return_dict=True,
-            inputs_embeds=kwargs.pop("inputs_embeds", None),
         )
         logits = self.lm_head(outputs.last_hidden_state)  # [B, T, V]
         if logits.dtype in (torch.float16, torch.bfloat16):

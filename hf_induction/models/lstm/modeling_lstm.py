@@ -274,7 +274,7 @@ class LSTMForCausalLM(LSTMPreTrainedModel, GenerationMixin):
 
     @classmethod
     def _supports_default_dynamic_cache(cls) -> bool:
-        # The state lives in an LSTMCache returned by forward(), not in a key/value cache.
+        # The state lives in the LSTMCache returned by forward(), not in a key/value cache.
         return False
 
     def prepare_inputs_for_generation(
