@@ -1,11 +1,13 @@
-"""Data: a task cell as Arrow tables, `datasets.Dataset`s, Hub-layout folders and arrays.
+"""Data: a task cell as Arrow tables and `datasets.Dataset`s (``arrow``), a folder laid out as a
+Hub dataset repo (``hub_folder``), the `datasets` builder (``builder``) and the numpy arrays a
+training run reads (``arrays``).
 
 Uses the tasks room; knows nothing of models or training.
 """
 
+from .arrays import CellArrays, cell_arrays
 from .arrow import examples_to_table, features, to_dataset
-from .hub_layout import build_folder, read_configs
-from .tensors import CellArrays, cell_arrays
+from .hub_folder import build_folder, read_configs
 
 __all__ = [
     "CellArrays", "build_folder", "cell_arrays", "examples_to_table", "features",

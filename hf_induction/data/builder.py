@@ -1,7 +1,7 @@
 """The `datasets.GeneratorBasedBuilder` behind ``dataset_builders/``.
 
 datasets >= 4 no longer runs loading scripts from the Hub, so the Hub gets parquet (see
-``hub_layout``); this builder is for Python users who want a cell through the
+``hub_folder``); this builder is for Python users who want a cell through the
 `datasets` builder API, and it is the slow, row-by-row reference the parquet build is
 tested against.
 """

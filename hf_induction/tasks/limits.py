@@ -13,16 +13,15 @@ MEMORY_BYTES = 24 << 30
 MEMORY = "24 GiB"
 
 # -- the longest row ------------------------------------------------------------------
-# The rows a draw makes at a time, whatever is asked (sampling.py doubles it until it has
-# enough): the unit the bounds below are counted in, so it is set here.
-FIRST_CHUNK = 1 << 16
-# A split is drawn FIRST_CHUNK (65,536) rows at a time whatever is asked (sampling.py), and a
+# A split is drawn FIRST_CHUNK (65,536) rows at a time whatever is asked (sampling.py doubles
+# the draw until it has enough; the bounds here count in it, so it is set here), and a
 # draw peaks at about 32 bytes a token of the rows it makes (measured at FIRST_CHUNK rows:
 # retrieval's UR 31.5, a word problem's cot encode 17, copy's NF 19: int64 ids and labels,
 # random keys and their ranks). That draw may take half the memory; the other half is the
 # run's (the model, the rows drawn before). So a cell's longest row, at its longest split, has
 # at most 24 GiB / 2 / (65,536 x 32 B) = 6,144 tokens.
 BYTES_PER_TOKEN = 32
+FIRST_CHUNK = 1 << 16
 MAX_TOKENS = MEMORY_BYTES // 2 // (FIRST_CHUNK * BYTES_PER_TOKEN)
 
 # -- the longest draw -------------------------------------------------------------------

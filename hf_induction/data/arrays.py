@@ -68,7 +68,7 @@ def _release(array: np.ndarray, start: int, stop: int) -> None:
 def encode_rows(cell: TaskCell, items: np.ndarray, lengths: np.ndarray,
                 dtype: np.dtype, chunk: int = ENCODE_CHUNK) -> tuple[np.ndarray, np.ndarray]:
     """``cell.encode(items, lengths)``'s input_ids and labels, in ``dtype``, ``chunk`` rows
-    at a time; the same arrays as encoding all rows at once (tests/tasks/test_tensors.py)."""
+    at a time; the same arrays as encoding all rows at once (tests/tasks/test_arrays.py)."""
     # The width is that of the longest row: encode one row of each length to learn it.
     firsts = np.unique(lengths, return_index=True)[1]
     width = int(cell.encode(items[firsts], lengths[firsts]).token_lengths.max(initial=0))

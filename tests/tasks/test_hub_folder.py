@@ -1,4 +1,4 @@
-"""A materialised Hub-layout folder read back with the real `load_dataset`."""
+"""A materialised Hub dataset folder read back with the real `load_dataset`."""
 
 import subprocess
 import sys

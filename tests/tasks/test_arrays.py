@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from hf_induction.data import cell_arrays, tensors
+from hf_induction.data import arrays as data_arrays
+from hf_induction.data import cell_arrays
 from hf_induction.tasks import TaskConfig, generate, registry, sampling
 from hf_induction.training import TrainData
 
@@ -18,8 +19,8 @@ def test_chunked_and_memory_mapped_rows_equal_one_encoding(dataset, config, monk
     cfg = registry.parse(dataset, config)
     n = min(3000, sampling.train_pool_size(cfg))
     whole = generate(cfg, "train", n, 0)
-    monkeypatch.setattr(tensors, "ENCODE_CHUNK", 257)
-    monkeypatch.setattr(tensors, "MEMMAP_BYTES", 1024)  # every training array is a memmap
+    monkeypatch.setattr(data_arrays, "ENCODE_CHUNK", 257)
+    monkeypatch.setattr(data_arrays, "MEMMAP_BYTES", 1024)  # every training array is a memmap
     arrays = cell_arrays(cfg, 0, n)
     assert isinstance(arrays.train_input_ids, np.memmap)
     assert arrays.train_input_ids.dtype == np.int8
@@ -38,9 +39,9 @@ def test_token_dtype_is_the_smallest_that_holds_ids_and_ignore():
         def __init__(self, size):
             self.size = size
 
-    assert tensors.token_dtype(Vocab(128)) == np.int8
-    assert tensors.token_dtype(Vocab(129)) == np.int16
-    assert tensors.token_dtype(Vocab(40_000)) == np.int32
+    assert data_arrays.token_dtype(Vocab(128)) == np.int8
+    assert data_arrays.token_dtype(Vocab(129)) == np.int16
+    assert data_arrays.token_dtype(Vocab(40_000)) == np.int32
 
 
 @pytest.mark.parametrize("shape, high", [((4000, 3), 3), ((3000, 2), 6), ((20000, 12), 120),
