@@ -136,3 +136,25 @@ def test_an_hf_id_not_in_the_cache_offline_is_one_line_saying_how_to_get_it(monk
     assert message.startswith("hf:no-org/no-such-model is not in the local Hub cache and "
                               "HF_HUB_OFFLINE is set")
     assert "hf download no-org/no-such-model config.json" in message
+
+
+def test_each_model_is_one_spec_registered_once_and_loads_without_torch():
+    import subprocess
+    import sys
+
+    from hf_induction.models import SPECS
+    from hf_induction.models.flops import flops_per_token
+    from hf_induction.models.registry import MODEL_MODULES
+
+    assert len(MODEL_MODULES) == len(set(MODEL_MODULES)) == len(SPECS)
+    for name, spec in SPECS.items():
+        assert spec.name == name and spec.cpu_budget.max_steps > 0
+        for preset in PRESETS:
+            assert PRESETS[preset][name] == spec.presets[preset]
+            config = build_config(name, 9, preset)
+            assert flops_per_token(name, config, 11) == spec.flops_per_token(config, 11)
+    code = ("import sys; from hf_induction.models import SPECS; "
+            "from hf_induction.runner.budgets import BUDGETS; "
+            "print('torch' in sys.modules or 'transformers' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr

@@ -105,3 +105,31 @@ def test_the_printed_plan_bounds_time_by_the_probes_of_a_search_that_never_succe
     assert "lr {0.01, 0.003} × seed {10, 20} (grid 4), 500 steps a run" in text
     # 4 probes × 500 steps of the grid × 10 ms = 20 s.
     assert "at most 20 s (2,000 grid steps" in text
+
+
+def test_each_model_trains_at_its_own_cpu_budget_and_published_protocols_still_match():
+    import json
+    from pathlib import Path
+
+    from hf_induction.models import MODEL_NAMES
+    from hf_induction.models.registry import HF_CPU_BUDGET, model_spec
+    from hf_induction.runner.budgets import BUDGETS
+
+    cpu, paper = BUDGETS["cpu"], BUDGETS["paper"]
+    named = cpu.per_model_for([*MODEL_NAMES, "hf:org/name"])
+    gpt2 = {"lrs": (1e-3, 3e-4), "max_steps": 5000, "eval_every": 100}
+    assert named["gpt2"] == named["rope"] == named["gpt2_offset"] == gpt2
+    assert named["hf:org/name"] == HF_CPU_BUDGET.fields() == gpt2
+    assert named["dense_ssm"] == {"lrs": cpu.lrs, "max_steps": cpu.max_steps,
+                                  "eval_every": cpu.eval_every}
+    assert all(named[m] == model_spec(m).cpu_budget.fields() for m in MODEL_NAMES)
+    assert paper.per_model_for(MODEL_NAMES) == {}
+    # What every cpu protocol records, named or not, is what the published folders made
+    # under the cpu preset hold: a rerun on them is not refused.
+    assert cpu.per_model == {
+        "gpt2": gpt2, "lstm": {"lrs": (3e-2, 1e-2), "max_steps": 5000, "eval_every": 100},
+        "mamba": {"lrs": (1e-2, 3e-3), "max_steps": 3000, "eval_every": 100}}
+    results = Path(__file__).resolve().parents[2] / "results"
+    recorded = [json.loads(p.read_text())["by_model"] for p in results.glob("*/protocol.json")
+                if "by_model" in json.loads(p.read_text())]
+    assert recorded and all(set(by_model) == set(cpu.per_model) for by_model in recorded)
