@@ -1,8 +1,8 @@
 import pytest
 import torch
 
+from bench.dense_ssm_fast_vs_reference import bench_fast_vs_reference
 from hf_induction.models.dense_ssm import DenseSSMConfig, DenseSSMForCausalLM
-from hf_induction.models.dense_ssm.bench import bench_fast_vs_reference
 from hf_induction.models.dense_ssm.naive import naive_dense_ssm_logits
 
 from .model_checks import assert_cache_continues, stacked_logits

@@ -6,9 +6,9 @@ import dataclasses
 import pytest
 import torch
 
+from bench.hf_trainer_baseline import ProtocolBatches, trainer_run
 from hf_induction.models import build_model
 from hf_induction.training import TrainSettings, train_run
-from hf_induction.training.hf_trainer_baseline import ProtocolBatches, trainer_run
 
 from .helpers import echo_data
 

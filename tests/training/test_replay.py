@@ -4,16 +4,16 @@ import dataclasses
 
 import pytest
 
-from hf_induction.search import SearchSettings, run_search
-from hf_induction.search.outcome import ProbeOutcome
-from hf_induction.training import Forecast, TrainData, TrainSettings, train_grid
-from hf_induction.training.replay import (
+from bench.replay import (
     KnownFate,
     Unrecorded,
     replay_probe,
     replay_runs,
     replay_search,
 )
+from hf_induction.search import SearchSettings, run_search
+from hf_induction.search.outcome import ProbeOutcome
+from hf_induction.training import Forecast, TrainData, TrainSettings, train_grid
 from tests.training.helpers import EmbedLinear, echo_data
 
 BASE = TrainSettings(max_steps=200, eval_every=10, lrs=(1e-3, 3e-2), seeds=(1, 2), epsilon=0.05,

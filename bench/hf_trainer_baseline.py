@@ -1,13 +1,14 @@
 """The obvious way to train the grid: `transformers.Trainer`, one run at a time, full budget.
 
-This is the baseline `scripts/bench.py` (`search_speedup_vs_trainer`) measures our trainer
-against; nothing else uses it. Each run is a fresh `Trainer` with the same model, learning
-rate, seed, batch size, Adam (``adamw_torch`` with weight decay 0 is Adam) and constant
-learning rate as `train_run`, the model's own loss (the rows' labels follow the causal-LM
-convention, so no `compute_loss` override is needed) and the same validation set, evaluated
-every ``eval_every`` steps. It differs from our
-trainer only in what makes ours fast: it never stops early (neither on success nor when
-another run has decided the probe) and it trains the 15 runs one after another.
+This is the baseline the benchmark (`search_speedup_vs_trainer`) measures our trainer
+against; nothing else uses it, so it lives beside the benchmarks, not in the package. Each
+run is a fresh `Trainer` with the same model, learning rate, seed, batch size, Adam
+(``adamw_torch`` with weight decay 0 is Adam) and constant learning rate as `train_run`, the
+model's own loss (the rows' labels follow the causal-LM convention, so no `compute_loss`
+override is needed) and the same validation set, evaluated every ``eval_every`` steps. It
+differs from our trainer only in what makes ours fast: it never stops early (neither on
+success nor when another run has decided the probe) and it trains the 15 runs one after
+another.
 
 Batches: with ``batches="protocol"`` (the default) the Trainer's sampler draws the protocol's
 batches, ``batch_size`` rows with replacement from a generator seeded with the run's seed, the
@@ -29,7 +30,7 @@ from torch.utils.data import Dataset, Sampler
 
 from hf_induction.training.data import TrainData
 from hf_induction.training.settings import RunResult, TrainSettings
-from hf_induction.training.trainer import ModelFactory, check_size, seeded_model
+from hf_induction.training.steps import ModelFactory, check_size, seeded_model
 
 BATCH_ORDERS = ("protocol", "epochs")
 

@@ -5,7 +5,8 @@ rule that may stop it: the rule only cuts the curve short. So the curves of a se
 with every run trained to its own end (no early failure, no stop at a probe's first success)
 tell exactly what any early-failure rule, and any order of the runs, would have decided and
 spent. This is how rules are designed against a benchmark without training it again
-(scripts/bench.py --record / --replay); `train_grid` is the reference it must agree with.
+(``scripts/bench.py --only early_decisions --record`` / ``--replay``); `train_grid` is the
+reference it must agree with (tests/training/test_replay.py).
 
 One difference: a run whose training loss turns non-finite stops at that step when trained,
 and at the next evaluation when replayed.
@@ -16,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .grid import Point, winners_first
-from .settings import RunTracker, StopReason, TrainSettings
+from hf_induction.search import ProbeOutcome, run_search
+from hf_induction.training.grid import Point, winners_first
+from hf_induction.training.settings import StopReason, TrainSettings
+from hf_induction.training.tracker import RunTracker
 
 # (step, validation loss, mean training loss since the previous evaluation), per evaluation.
 Curve = Sequence[tuple[int, float, float]]
@@ -111,8 +114,6 @@ def replay_search(curves: Mapping[int, Mapping[Point, Curve]], pool_size: int, s
     point); ``ordered`` trains first the points that succeeded at earlier probes, as
     `runner.probe.JournalProbe` does; ``log``, if given, receives (N, `replay_runs`) for
     each probe. Raises `Unrecorded` where the replay leaves the recorded path."""
-    from ..search import ProbeOutcome, run_search
-
     winners: list[Point] = []
 
     def probe(n: int) -> ProbeOutcome:
