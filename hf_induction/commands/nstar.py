@@ -340,10 +340,11 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                 n_start=pick("n_start"), rtol=args.rtol)
 
         search = search_of(train)
-        # Every model the preset sets apart, in or out of this campaign, so that a folder's
-        # protocol does not depend on which models a launch names; flags win over the preset.
+        # The models the preset has always set apart (in or out of this campaign, so that a
+        # published folder's protocol does not depend on which of them a launch names), and
+        # every other model named here at its own budget; flags win over both.
         by_model = {}
-        for model, fields in budget.per_model.items():
+        for model, fields in budget.per_model_for(models).items():
             own = dataclasses.replace(train, **{k: v for k, v in fields.items()
                                                if getattr(args, k) is None})
             if own != train:
