@@ -13,7 +13,13 @@ import pytest
 pytest.importorskip("lm_eval")
 
 from hf_induction.data import build_folder  # noqa: E402
-from hf_induction.lm_eval_tasks import FOLDER, utils, write_tasks  # noqa: E402
+from hf_induction.lm_eval_tasks import (  # noqa: E402
+    FOLDER,
+    TEMPLATE,
+    template_config,
+    utils,
+    write_tasks,
+)
 from hf_induction.tasks import generate, registry  # noqa: E402
 from hf_induction.templates import dataset_card_template  # noqa: E402
 
@@ -26,9 +32,25 @@ LM_EVAL = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "lm_eva
 
 def test_the_shipped_task_files_are_what_the_writer_writes(tmp_path):
     written = write_tasks(tmp_path)
-    assert {p.name for p in written} == {p.name for p in FOLDER.glob("*.yaml")}
+    assert {p.name for p in written} == {p.name for p in FOLDER.glob("*.yaml")} | {TEMPLATE}
     for path in written:
         assert path.read_text() == (FOLDER / path.name).read_text(), path.name
+
+
+def test_the_harness_reads_the_template_only_through_include():
+    """The harness lists the group and the 13 tasks, not the template, and every task it
+    reads carries the template's keys."""
+    from lm_eval.tasks import TaskManager
+
+    manager = TaskManager(include_path=str(FOLDER), include_defaults=False)
+    names = {utils.task_name(*t) for t in utils.TASKS}
+    assert set(manager.all_subtasks) == names
+    assert set(manager.all_groups) == {utils.GROUP}
+    shared = template_config()
+    for name in names:
+        config = manager.task_index[name].cfg
+        assert {k: config[k] for k in shared} == shared, name
+        assert "include" not in config, name
 
 
 def solve(dataset: str, config: str, prompt: str) -> list[str]:
