@@ -16,14 +16,8 @@ from torch.func import functional_call, stack_module_state, vmap
 from hf_induction.training.adam import StackedAdam
 from hf_induction.training.data import TrainData, supervised_lengths
 from hf_induction.training.loss import causal_lm_loss_per_run, causal_lm_loss_sum_per_run
-from hf_induction.training.settings import (
-    EvalCallback,
-    RunResult,
-    RunTracker,
-    StopReason,
-    TrainSettings,
-)
-from hf_induction.training.trainer import (
+from hf_induction.training.settings import EvalCallback, RunResult, StopReason, TrainSettings
+from hf_induction.training.steps import (
     ModelFactory,
     TrainBatches,
     check_size,
@@ -31,9 +25,10 @@ from hf_induction.training.trainer import (
     logits_of,
     seeded_model,
     seeded_rng,
-    train_run,
     validation_chunks,
 )
+from hf_induction.training.tracker import RunTracker
+from hf_induction.training.trainer import train_run
 
 # A grid point: (learning rate, seed).
 Point = tuple[float, int]

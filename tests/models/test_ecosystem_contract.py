@@ -9,7 +9,7 @@ from hf_induction.models import MODEL_NAMES, build_model
 from hf_induction.tasks import TaskConfig, generate
 from hf_induction.training import causal_lm_loss
 from hf_induction.training.data import supervised_lengths
-from hf_induction.training.trainer import trimmed
+from hf_induction.training.steps import trimmed
 
 VOCAB = 9
 RECURRENT = ["dense_ssm", "lstm"]

@@ -12,7 +12,7 @@ from hf_induction.training import (
     parse_early_failure,
     train_grid,
 )
-from hf_induction.training.settings import RunTracker
+from hf_induction.training.tracker import RunTracker
 from tests.training.helpers import EmbedLinear, echo_data
 
 EPS = 1e-4

@@ -9,7 +9,7 @@ import torch
 from hf_induction.models import build_model
 from hf_induction.models.lstm.naive import lstm_reference
 from hf_induction.training import TrainSettings, train_grid, vmap_unsupported_reason
-from hf_induction.training.trainer import seeded_model
+from hf_induction.training.steps import seeded_model
 from tests.training.helpers import echo_data
 
 VOCAB = 9
