@@ -28,9 +28,9 @@ import time
 import torch
 from torch.utils.data import Dataset, Sampler
 
-from hf_induction.training.data import TrainData
 from hf_induction.training.settings import RunResult, TrainSettings
 from hf_induction.training.steps import ModelFactory, check_size, seeded_model
+from hf_induction.training.tensors import TrainData
 
 BATCH_ORDERS = ("protocol", "epochs")
 

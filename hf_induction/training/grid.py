@@ -14,7 +14,6 @@ from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 
 from hf_induction.training.adam import StackedAdam
-from hf_induction.training.data import TrainData, supervised_lengths
 from hf_induction.training.loss import causal_lm_loss_per_run, causal_lm_loss_sum_per_run
 from hf_induction.training.settings import EvalCallback, RunResult, StopReason, TrainSettings
 from hf_induction.training.steps import (
@@ -27,6 +26,7 @@ from hf_induction.training.steps import (
     seeded_rng,
     validation_chunks,
 )
+from hf_induction.training.tensors import TrainData, supervised_lengths
 from hf_induction.training.tracker import RunTracker
 from hf_induction.training.trainer import train_run
 

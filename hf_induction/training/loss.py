@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from hf_induction.training.data import IGNORE_INDEX
+from hf_induction.training.tensors import IGNORE_INDEX
 
 
 def next_token_targets(logits: torch.Tensor, labels: torch.Tensor):

@@ -9,8 +9,8 @@ from contextlib import contextmanager
 import torch
 from torch import nn
 
-from hf_induction.training.data import TrainData, supervised_lengths
 from hf_induction.training.settings import TrainSettings
+from hf_induction.training.tensors import TrainData, supervised_lengths
 
 ModelFactory = Callable[[], nn.Module]
 

@@ -10,7 +10,6 @@ from functools import partial
 import torch
 from torch import nn
 
-from hf_induction.training.data import TrainData
 from hf_induction.training.loss import causal_lm_loss, causal_lm_loss_sum
 from hf_induction.training.settings import EvalCallback, RunResult, TrainSettings
 from hf_induction.training.steps import (
@@ -22,6 +21,7 @@ from hf_induction.training.steps import (
     seeded_rng,
     validation_chunks,
 )
+from hf_induction.training.tensors import TrainData
 from hf_induction.training.tracker import RunTracker
 
 

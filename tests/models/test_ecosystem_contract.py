@@ -8,8 +8,8 @@ from torch.func import stack_module_state
 from hf_induction.models import MODEL_NAMES, build_model
 from hf_induction.tasks import TaskConfig, generate
 from hf_induction.training import causal_lm_loss
-from hf_induction.training.data import supervised_lengths
 from hf_induction.training.steps import trimmed
+from hf_induction.training.tensors import supervised_lengths
 
 VOCAB = 9
 RECURRENT = ["dense_ssm", "lstm"]
