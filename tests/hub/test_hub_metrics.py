@@ -69,7 +69,7 @@ def test_logits_torch_and_normalisation():
 
 def test_evaluate_module_matches_the_functions():
     evaluate = pytest.importorskip("evaluate")
-    path = Path(__file__).resolve().parents[2] / "metrics" / "state_tracking"
+    path = Path(__file__).resolve().parents[2] / "evaluate_modules" / "state_tracking"
     metric = evaluate.load(str(path))
     cases = [(ACOT_PRED, ACOT_LABELS), (COT_PRED, COT_LABELS), (OUT_PRED, OUT_LABELS)]
     for pred, labels in cases:
@@ -101,7 +101,7 @@ def test_the_metric_card_is_a_space_card_and_cites_the_one_citation():
 
     from hf_induction.citations import INDUCTION_BIAS
 
-    folder = Path(__file__).resolve().parents[2] / "metrics" / "state_tracking"
+    folder = Path(__file__).resolve().parents[2] / "evaluate_modules" / "state_tracking"
     card = SpaceCard.load(folder / "README.md")
     assert card.data.sdk == "gradio" and (folder / card.data.app_file).exists()
     assert {"evaluate", "metric"} <= set(card.data.tags)

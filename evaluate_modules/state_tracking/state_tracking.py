@@ -1,7 +1,7 @@
 """State-tracking metrics as an ``evaluate`` module, wrapping ``hf_induction.metrics``.
 
     import evaluate
-    metric = evaluate.load("metrics/state_tracking")      # a local path, or a Hub id
+    metric = evaluate.load("evaluate_modules/state_tracking")      # a local path, or a Hub id
     metric.compute(predictions=pred_ids, references=labels, group_order=5)
 
 Predictions are the model's token ids on each row's input_ids (argmax of the logits),
@@ -29,7 +29,7 @@ Returns:
     final_state_accuracy: accuracy of each example's last state position.
     normalised_state_accuracy, normalised_final_state_accuracy: (acc - 1/|G|) / (1 - 1/|G|).
 Examples:
-    >>> metric = evaluate.load("metrics/state_tracking")
+    >>> metric = evaluate.load("evaluate_modules/state_tracking")
     >>> out = metric.compute(predictions=[[1, 2, 0]], references=[[-100, 1, 2]], group_order=5)
     >>> out["state_accuracy"], out["final_state_accuracy"], out["normalised_state_accuracy"]
     (1.0, 1.0, 1.0)
