@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hf_induction.commands.nstar import build_parser, campaign_from_args, parse_args
 from hf_induction.results import CorruptLineWarning
 from hf_induction.results.jsonl import read_jsonl
-from tests.runner.helpers import FAST, NSTAR, ROOT, env, run_cli
+from tests.runner.helpers import FAST, NSTAR, ROOT, env, run_cli, run_script
 
 CELLS = ["--dataset", "modadd", "--config", "acot_L3_m3", "acot_L4_m3", "--model", "dense_ssm"]
 BASE = [*CELLS, *FAST]
@@ -104,8 +104,7 @@ def test_an_output_path_that_is_a_file_is_refused(tmp_path):
     one_line_error(run_cli([*BASE, "--out", str(target)]), 2, "is a file")
     for script, args in (("build_datasets.py", ["--dataset", "modadd", "--configs", "acot_L3"]),
                          ("report.py", [str(ROOT / "results" / "first_campaign")])):
-        proc = subprocess.run([sys.executable, str(ROOT / "scripts" / script), *args, "--out",
-                               str(target)], capture_output=True, text=True, env=env())
+        proc = run_script(script, *args, "--out", str(target))
         one_line_error(proc, 2, "is a file")
     assert target.read_text() == "x"
 
@@ -126,8 +125,7 @@ def test_a_bad_sweep_entry_is_one_line(entry, needle, tmp_path):
 
 def test_other_scripts_name_the_flag_at_fault(tmp_path):
     def script(name, *args):
-        return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args],
-                              capture_output=True, text=True, env=env())
+        return run_script(name, *args)
 
     one_line_error(script("push.py", str(ROOT / "results" / "first_campaign"), "org/x",
                           "--max-retries", "-1"), 2, "--max-retries")
@@ -168,12 +166,8 @@ def test_a_garbled_protocol_is_one_line_for_every_reader(tmp_path):
     one_line_error(run_cli([*BASE, "--out", str(out)]), 2, "protocol.json is not valid JSON")
     assert sorted(p.name for p in out.iterdir()) == ["protocol.json"]  # no table made first
     for script, extra in (("kappa.py", []), ("report.py", ["--out", str(tmp_path / "r")])):
-        proc = subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(out), *extra],
-                              capture_output=True, text=True, env=env())
-        one_line_error(proc, 2, "not valid JSON")
-    board = subprocess.run([sys.executable, str(ROOT / "scripts" / "leaderboard.py"), str(out),
-                            "--out", str(tmp_path / "b")], capture_output=True, text=True,
-                           env=env())
+        one_line_error(run_script(script, str(out), *extra), 2, "not valid JSON")
+    board = run_script("leaderboard.py", str(out), "--out", str(tmp_path / "b"))
     one_line_error(board, 1, "not valid JSON")
 
 
@@ -182,8 +176,7 @@ def test_readers_create_nothing_in_a_folder_they_read(tmp_path):
     out.mkdir()
     (out / "protocol.json").write_text(json.dumps({"train": {}, "search": {}}))
     for script, extra in (("kappa.py", []), ("report.py", ["--out", str(tmp_path / "r")])):
-        subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(out), *extra],
-                       capture_output=True, text=True, env=env())
+        run_script(script, str(out), *extra)
     assert sorted(p.name for p in out.iterdir()) == ["protocol.json"]
 
 

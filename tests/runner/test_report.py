@@ -2,8 +2,6 @@
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +29,7 @@ from hf_induction.runner.report import (
 from hf_induction.runner.tables import kappa_rows
 from hf_induction.search.settings import PAPER_N_MAX
 from hf_induction.tasks import TaskConfig
+from tests.runner.helpers import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,16 +120,13 @@ def test_report_writes_tables_and_figures(tmp_path):
     assert "| modadd | acot_L3_uniform | lstm | 2 |" in text
     assert "steps per run: 5000" in text
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "report.py"), str(results),
-                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    done = run_script("report.py", str(results), "--out", str(out))
     assert done.returncode == 0, done.stderr
     written = {p.name for p in out.iterdir()}
     assert {"tables.md", "kappa_modadd_Z_5.png", "nstar_vs_length_modadd_Z_5.png",
             "nstar_vs_group_modadd_acot_L3_uniform.png"} <= written
     assert "![kappa_modadd_Z_5.png](kappa_modadd_Z_5.png)" in (out / "tables.md").read_text()
-    bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "report.py"),
-                          str(tmp_path / "none"), "--out", str(out)],
-                         capture_output=True, text=True, timeout=300)
+    bad = run_script("report.py", str(tmp_path / "none"), "--out", str(out))
     assert bad.returncode == 2 and "no protocol.json" in bad.stderr
 
 
@@ -182,9 +178,7 @@ def test_estimate_script_prints_both_protocols(tmp_path):
     sweep = tmp_path / "s.yaml"
     sweep.write_text("sweep:\n  - {dataset: modadd, formats: [acot], lengths: [3], "
                      "models: [lstm, gpt2], kappa: true}\n")
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "estimate_grid.py"),
-                           "--sweep", str(sweep), "--tflops", "10"],
-                          capture_output=True, text=True, timeout=300)
+    done = run_script("estimate_grid.py", "--sweep", str(sweep), "--tflops", "10")
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("| paper (Algorithm 1, full budgets) |") == 3  # 2 models + all
     assert "hours at 10 TFLOP/s" in done.stdout

@@ -1,6 +1,5 @@
 """A materialised Hub dataset folder read back with the real `load_dataset`."""
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from hf_induction.data import build_folder, read_configs, to_dataset
 from hf_induction.tasks import TaskConfig, generate
 from hf_induction.tasks.tokenizer import build_tokenizer
 from hf_induction.templates import dataset_card_template
+from tests.runner.helpers import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,10 +86,9 @@ def test_rebuild_adds_configs_and_keeps_the_others(folder):
 
 def test_permutation_folder_through_the_cli(tmp_path):
     out = tmp_path / "permutation"
-    cmd = [sys.executable, str(ROOT / "scripts" / "build_datasets.py"), "--dataset",
-           "permutation", "--configs", "acot_L3_S4", "outcome_L4_s2l", "--out", str(out),
-           "--train-size", "200"]
-    subprocess.run(cmd, check=True, capture_output=True)
+    done = run_script("build_datasets.py", "--dataset", "permutation", "--configs",
+                      "acot_L3_S4", "outcome_L4_s2l", "--out", str(out), "--train-size", "200")
+    assert done.returncode == 0, done.stderr
     ds = datasets.load_dataset(str(out), "outcome_L4_s2l")
     assert ds["train"].num_rows == 200 and ds["test"][0]["length"] == 8
     ex = ds["validation"][0]
@@ -99,9 +98,8 @@ def test_permutation_folder_through_the_cli(tmp_path):
 
 
 def test_cli_rejects_bad_names_without_writing(tmp_path):
-    cmd = [sys.executable, str(ROOT / "scripts" / "build_datasets.py"), "--dataset", "modadd",
-           "--configs", "acot_L5", "acot_L0", "--out", str(tmp_path / "x")]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = run_script("build_datasets.py", "--dataset", "modadd", "--configs", "acot_L5", "acot_L0",
+                   "--out", str(tmp_path / "x"))
     assert r.returncode == 2 and "L=0" in r.stderr
     assert not (tmp_path / "x").exists()
 
