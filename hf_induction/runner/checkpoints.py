@@ -20,10 +20,11 @@ def checkpoint_repo_id(prefix: str, row: NstarRow, n: int) -> str:
 
 
 def push_winners(probe: JournalProbe, row: NstarRow, repo_prefix: str, which: str,
-                 epsilon: float, results_repo: str | None = None,
+                 results_repo: str | None = None,
                  pushed_before: Callable[[str], bool] = lambda repo_id: False,
                  on_pushed: Callable[[str], None] = lambda repo_id: None) -> list[str]:
-    """Retrain the best run of the chosen probes (deterministic, same seed) and push it.
+    """Retrain the best run of the chosen probes (deterministic, same seed) and push it;
+    the probe carries the job's model factory, training settings (ε among them) and data.
 
     ``which`` is "nstar" (the probe at N* only) or "probes" (every succeeding probe). A repo
     ``pushed_before`` says is done is skipped; ``on_pushed`` hears each push that landed, so
@@ -47,7 +48,7 @@ def push_winners(probe: JournalProbe, row: NstarRow, repo_prefix: str, which: st
         fields = {
             "task": row.dataset, "config": row.config, "model": row.model, "n": outcome.n,
             "learning_rate": result.lr, "seed": result.seed, "steps": result.steps,
-            "validation_loss": result.best_val_loss, "epsilon": epsilon,
+            "validation_loss": result.best_val_loss, "epsilon": probe.settings.epsilon,
             # The published task dataset the rows are drawn from (the card's `datasets:`).
             "dataset_id": hub_dataset_id(row.dataset),
         }

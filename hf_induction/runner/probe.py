@@ -34,13 +34,39 @@ def train_data(job: SearchJob, rows: int) -> TrainData:
         arrays.val_labels)), whole_pool=train_pool_size(job.cell))
 
 
+class TrainPool:
+    """A job's training rows and validation set as tensors, generated on first use and held
+    for every search and check of the job: at the paper's size they take hundreds of MB and
+    seconds to generate.
+
+    Generation is prefix-stable, so the pool is regenerated larger (doubling) only when a
+    probe asks for more rows than are held.
+    """
+
+    def __init__(self, job: SearchJob) -> None:
+        self.job = job
+        self.size = train_pool_size(job.cell)
+        self._data: TrainData | None = None
+
+    def __call__(self, n: int) -> TrainData:
+        """Tensors holding at least the first ``n`` training rows."""
+        if self._data is None or self._data.pool_size < n:
+            rows = min(self.size, max(n, 2 * (self._data.pool_size if self._data else 0)))
+            self._data = train_data(self.job, rows)
+        return self._data
+
+
 class JournalProbe:
-    """Train-or-recall the grid at size N for one search job."""
+    """Train-or-recall the grid at size N for one search (or check) of a job.
+
+    ``pool`` is the job's `TrainPool`, shared with its other searches and checks (None: a
+    pool of its own)."""
 
     def __init__(self, job: SearchJob, folder: ResultsFolder, settings: TrainSettings,
                  model_factory: Callable[[], torch.nn.Module], key_fields: dict,
                  on_run: Callable[[dict], None] | None = None,
-                 on_eval: Callable[[int, float, int, int, float, float], None] | None = None):
+                 on_eval: Callable[[int, float, int, int, float, float], None] | None = None,
+                 pool: TrainPool | None = None):
         self.job = job
         self.folder = folder
         self.settings = settings
@@ -49,8 +75,8 @@ class JournalProbe:
         self.on_run = on_run
         # (n, lr, seed, step, val_loss, train_loss) at every evaluation of every run here.
         self.on_eval = on_eval
-        self.pool_size = train_pool_size(job.cell)
-        self._data: TrainData | None = None
+        self.pool = pool if pool is not None else TrainPool(job)
+        self.pool_size = self.pool.size
         # The grid points that succeeded at this search's earlier probes, latest first: a
         # probe trains them first, so where runs train one at a time a succeeding probe
         # usually costs one run. Rebuilt as a resumed search recalls its probes.
@@ -60,15 +86,8 @@ class JournalProbe:
         return run_key(kind="run", n=int(n), lr=float(lr), seed=int(seed), **self.key_fields)
 
     def data(self, n: int) -> TrainData:
-        """Tensors holding at least the first ``n`` training rows.
-
-        Generation is prefix-stable, so the pool is regenerated larger (doubling) only when
-        a probe asks for more rows than are held.
-        """
-        if self._data is None or self._data.pool_size < n:
-            rows = min(self.pool_size, max(n, 2 * (self._data.pool_size if self._data else 0)))
-            self._data = train_data(self.job, rows)
-        return self._data
+        """Tensors holding at least the first ``n`` training rows (`TrainPool`)."""
+        return self.pool(n)
 
     def _record(self, n: int, result: RunResult) -> dict:
         row = self.folder.append_run(self.run_key(n, result.lr, result.seed),

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from filelock import Timeout
@@ -25,13 +26,13 @@ from ..results import (
     run_key,
 )
 from ..search import ProbeOutcome, SearchSettings, run_search
-from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, train_pool_size
+from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, train_pool_size
 from ..training import TrainSettings
 from .checkpoints import push_winners
 from .job import SearchJob, kappa_groups
 from .lengthgen import lengthgen_check
 from .ood import ood_check
-from .probe import JournalProbe
+from .probe import JournalProbe, TrainPool
 from .schedule import my_jobs
 from .tracking import Trackers
 
@@ -141,23 +142,73 @@ def model_config(job: SearchJob, campaign: Campaign):
                         **campaign.model_overrides)
 
 
-def key_fields(job: SearchJob, campaign: Campaign, protocol_hash: str) -> dict:
-    """What a job's results are keyed by (runs, searches, κ and OOD rows)."""
-    return {"dataset": job.cell.dataset, "config": str(job.cell), "model": job.model,
-            "model_config_hash": model_config_hash(model_config(job, campaign)),
-            "protocol": protocol_hash, "data_seed": job.data_seed}
-
-
-def search_key(job: SearchJob, campaign: Campaign, protocol_hash: str) -> str:
-    return run_key(kind="search", **key_fields(job, campaign, protocol_hash))
-
-
-def model_factory(job: SearchJob, campaign: Campaign):
-    """Builds one fresh, untrained model of the job (the trainer seeds it)."""
+def factory_of(config):
+    """Builds one fresh, untrained model of ``config`` (the trainer seeds it)."""
     from transformers import AutoModelForCausalLM
 
-    config = model_config(job, campaign)
     return lambda: AutoModelForCausalLM.from_config(config)
+
+
+class CampaignJob:
+    """A job as its campaign runs it, built once and handed to each step that runs it.
+
+    The model config and its hash, and so the keys the job's results are recorded under, are
+    built here once: every process needs the job's key to schedule it. What only a job that
+    runs needs is made on first use: the model factory, and the training data (a
+    `TrainPool`, which the job's search and checks share; at the paper's size generating it
+    takes seconds and hundreds of MB).
+    """
+
+    def __init__(self, job: SearchJob, campaign: Campaign, protocol_hash: str) -> None:
+        self.job = job
+        self.protocol_hash = protocol_hash
+        self.train_settings, self.search_settings = campaign.settings_for(job.model)
+        self.config = model_config(job, campaign)
+        # What the job's results are keyed by (runs, searches, κ, OOD and length rows).
+        self.fields = {"dataset": job.cell.dataset, "config": str(job.cell),
+                       "model": job.model, "model_config_hash": model_config_hash(self.config),
+                       "protocol": protocol_hash, "data_seed": job.data_seed}
+
+    @property
+    def cell(self) -> TaskCell:
+        return self.job.cell
+
+    @property
+    def model(self) -> str:
+        return self.job.model
+
+    @property
+    def label(self) -> str:
+        return self.job.label
+
+    def key(self, kind: str, **extra) -> str:
+        """The key of one of the job's results: ``kind`` "search", "ood", "kappa", ..."""
+        return run_key(kind=kind, **extra, **self.fields)
+
+    @cached_property
+    def claim_key(self) -> str:
+        """What a claim is taken on: the job's search (or checks) in this protocol."""
+        return self.key("job", search=self.job.search)
+
+    @cached_property
+    def model_factory(self):
+        return factory_of(self.config)
+
+    @cached_property
+    def pool(self) -> TrainPool:
+        return TrainPool(self.job)
+
+    def probe(self, folder: ResultsFolder, on_run=None, on_eval=None) -> JournalProbe:
+        """A probe for one search or check of the job, on the job's pool. Each starts with no
+        winners of its own, so a check orders its runs as it would alone, whatever the
+        search before it found."""
+        return JournalProbe(self.job, folder, self.train_settings, self.model_factory,
+                            self.fields, on_run, on_eval, pool=self.pool)
+
+    def release_data(self) -> None:
+        """Drop the job's arrays once it has run: the campaign keeps its jobs (for their
+        keys) until the end, and must not keep every job's data with them."""
+        self.__dict__.pop("pool", None)
 
 
 def plan_text(campaign: Campaign, processes: int = 1) -> str:
@@ -172,34 +223,30 @@ def plan_text(campaign: Campaign, processes: int = 1) -> str:
                   key=lambda j: j.cell.token_length(j.cell.max_len))
         train, _ = campaign.settings_for(model)
         data = train_data(job, min(train_pool_size(job.cell), train.batch_size))
-        step_s[model] = measure_grid_step_s(model_factory(job, campaign), data, train)
+        step_s[model] = measure_grid_step_s(factory_of(model_config(job, campaign)), data,
+                                            train)
     return describe_plan(campaign.jobs, campaign.settings_for, step_s, processes)
 
 
-def check_one(check, job: SearchJob, campaign: Campaign, folder: ResultsFolder,
-              protocol_hash: str, n: int | None):
+def check_one(check, job: CampaignJob, folder: ResultsFolder, n: int | None):
     """Run an evaluation ``check`` (`ood_check`, `lengthgen_check`) of one job at size ``n``
     (None: the largest the budget and the pool allow)."""
-    fields = key_fields(job, campaign, protocol_hash)
-    factory = model_factory(job, campaign)
-    train, search = campaign.settings_for(job.model)
-    probe = JournalProbe(job, folder, train, factory, fields)
-    n = min(n or search.n_max, search.n_max, probe.pool_size)
-    return check(probe, n, train, factory, folder, protocol_hash)
+    probe = job.probe(folder)
+    n_max = job.search_settings.n_max
+    n = min(n or n_max, n_max, probe.pool_size)
+    return check(probe, n, probe.settings, probe.model_factory, folder, job.protocol_hash)
 
 
-def ood_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
-            protocol_hash: str) -> OodRow:
-    row = check_one(ood_check, job, campaign, folder, protocol_hash, campaign.ood_n)
+def ood_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> OodRow:
+    row = check_one(ood_check, job, folder, campaign.ood_n)
     tqdm.write(f"  {job.label}: OOD at length {row.test_length} after N={row.n:,}: normalised "
                f"state accuracy {row.normalised_state_accuracy:.3f}, final state "
                f"{row.normalised_final_state_accuracy:.3f}")
     return row
 
 
-def lengthgen_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
-                  protocol_hash: str) -> LengthGenRow:
-    row = check_one(lengthgen_check, job, campaign, folder, protocol_hash, campaign.lengthgen_n)
+def lengthgen_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> LengthGenRow:
+    row = check_one(lengthgen_check, job, folder, campaign.lengthgen_n)
     scores = "; ".join(f"{split} ({s['lengths']}) " + ", ".join(
         f"{k} {v:.3f}" for k, v in s.items() if k != "lengths") for split, s in row.table().items())
     tqdm.write(f"  {job.label}: after N={row.n:,}: {scores}")
@@ -211,17 +258,16 @@ def trackers_of(campaign: Campaign) -> Trackers:
                     project=campaign.out.resolve().name, config=campaign.protocol())
 
 
-def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
-               protocol_hash: str, position: int = 0) -> NstarRow:
+def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
+               position: int = 0) -> NstarRow:
     """The N* search of one job, answered from the results folder when already finished."""
-    fields = key_fields(job, campaign, protocol_hash)
-    skey = run_key(kind="search", **fields)
+    skey = job.key("search")
     if (row := folder.find_search(skey)) is not None:
         return row
     trackers = trackers_of(campaign)
-    tracker = (trackers.for_job(f"{job.model}/{job.cell.dataset}/{job.cell}", fields)
+    tracker = (trackers.for_job(f"{job.model}/{job.cell.dataset}/{job.cell}", job.fields)
                if trackers.enabled else None)
-    train, search = campaign.settings_for(job.model)
+    train, search = job.train_settings, job.search_settings
     grid_size = len(train.grid)
     bar = tqdm(desc=job.label, unit="run", position=position, leave=True,
                disable=not campaign.progress, dynamic_ncols=True)
@@ -237,8 +283,7 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
         bar.set_postfix_str(f"N={state['n']} best={state['best']:.2e} "
                             f"runs left={grid_size - state['done']}")
 
-    probe = JournalProbe(job, folder, train, model_factory(job, campaign), fields, on_run,
-                         tracker.on_eval if tracker is not None else None)
+    probe = job.probe(folder, on_run, tracker.on_eval if tracker is not None else None)
 
     def traced(n: int) -> ProbeOutcome:
         state.update(n=n, done=0)
@@ -260,8 +305,8 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
             tracker.finish()
     row = NstarRow.from_search(
         result, search, key=skey, dataset=job.cell.dataset, config=str(job.cell),
-        model=job.model, model_config_hash=fields["model_config_hash"],
-        epsilon=train.epsilon, protocol_hash=protocol_hash, git_commit=_git_commit(),
+        model=job.model, model_config_hash=job.fields["model_config_hash"],
+        epsilon=train.epsilon, protocol_hash=job.protocol_hash, git_commit=_git_commit(),
         hardware=_hardware(train.device),
         # No wall_s: the row takes the probes' summed time, which counts runs recalled from
         # an earlier sitting at what they cost then, so a resumed search reports all of it.
@@ -270,62 +315,63 @@ def search_one(job: SearchJob, campaign: Campaign, folder: ResultsFolder,
     return row
 
 
-def push_checkpoints(job: SearchJob, row: NstarRow, campaign: Campaign, folder: ResultsFolder,
-                     protocol_hash: str) -> None:
+def push_checkpoints(job: CampaignJob, row: NstarRow, campaign: Campaign,
+                     folder: ResultsFolder) -> None:
     """Push the search's winning runs that are not pushed yet: each push is its own recorded
     step, after the search's row, so one that failed is retried by the rerun."""
-    fields = key_fields(job, campaign, protocol_hash)
-    train, _ = campaign.settings_for(job.model)
-    probe = JournalProbe(job, folder, train, model_factory(job, campaign), fields)
 
     def push_key(repo_id: str) -> str:
         return run_key(kind="push", repo_id=repo_id, search=row.key)
 
     for repo_id in push_winners(
-            probe, row, campaign.checkpoint_prefix, campaign.checkpoints_of,
-            train.epsilon, campaign.checkpoint_prefix,
+            job.probe(folder), row, campaign.checkpoint_prefix, campaign.checkpoints_of,
+            results_repo=campaign.checkpoint_prefix,
             pushed_before=lambda repo_id: folder.find_push(push_key(repo_id)) is not None,
             on_pushed=lambda repo_id: folder.append_push(push_key(repo_id), repo_id, row.key)):
         tqdm.write(f"  {job.label}: checkpoint pushed to {repo_id}")
 
 
-def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: str
-                     ) -> list[KappaRow]:
-    """κ for every (joint cell, model) whose N*_n and N*_joint are all recorded."""
+def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: str,
+                     built: Mapping[SearchJob, CampaignJob]) -> list[KappaRow]:
+    """κ for every (joint cell, model) whose N*_n and N*_joint are all recorded; ``built``
+    holds the campaign's jobs as `run_campaign` built them."""
+
+    def keys_of(job: SearchJob) -> CampaignJob:
+        # A sweep may ask only for the joint cell's checks: its search is then no job here,
+        # though another campaign may have recorded it.
+        return built[job] if job in built else CampaignJob(job, campaign, protocol_hash)
+
     rows = []
     for (joint_cell, model), fixed in kappa_groups(list(campaign.jobs)).items():
-        joint = SearchJob(joint_cell, model, fixed[0].data_seed)
-        searches = {j: folder.find_search(search_key(j, campaign, protocol_hash))
-                    for j in [*fixed, joint]}
-        if any(s is None for s in searches.values()):
+        joint = keys_of(SearchJob(joint_cell, model, fixed[0].data_seed))
+        searches = {j: folder.find_search(keys_of(j).key("search")) for j in fixed}
+        joint_search = folder.find_search(joint.key("search"))
+        if joint_search is None or any(s is None for s in searches.values()):
             continue
-        kfields = key_fields(joint, campaign, protocol_hash)
-        kkey = run_key(kind="kappa", **kfields)
+        kkey = joint.key("kappa")
         row = folder.find_kappa(kkey)
         if row is None:
             row = KappaRow.build(key=kkey, by_length={j.cell.max_len: searches[j] for j in fixed},
-                                 joint=searches[joint], git_commit=_git_commit())
+                                 joint=joint_search, git_commit=_git_commit())
             folder.append_kappa(row)
         rows.append(row)
     return rows
 
 
-def job_key(job: SearchJob, campaign: Campaign, protocol_hash: str) -> str:
-    """What a claim is taken on: the job's search (or checks) in this protocol."""
-    return run_key(kind="job", search=job.search, **key_fields(job, campaign, protocol_hash))
-
-
-def run_job(job: SearchJob, campaign: Campaign, folder: ResultsFolder, protocol_hash: str,
+def run_job(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
             position: int = 0) -> None:
     """The job's search and checks; whatever the folder already holds is answered from it."""
-    if job.search:
-        row = search_one(job, campaign, folder, protocol_hash, position=position)
-        if campaign.checkpoint_prefix:
-            push_checkpoints(job, row, campaign, folder, protocol_hash)
-    if job.cell in campaign.ood_cells:
-        ood_one(job, campaign, folder, protocol_hash)
-    if job.cell in campaign.lengthgen_cells:
-        lengthgen_one(job, campaign, folder, protocol_hash)
+    try:
+        if job.job.search:
+            row = search_one(job, campaign, folder, position=position)
+            if campaign.checkpoint_prefix:
+                push_checkpoints(job, row, campaign, folder)
+        if job.cell in campaign.ood_cells:
+            ood_one(job, campaign, folder)
+        if job.cell in campaign.lengthgen_cells:
+            lengthgen_one(job, campaign, folder)
+    finally:
+        job.release_data()
 
 
 @dataclass(frozen=True)
@@ -352,43 +398,44 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
     # The main process records the protocol (or refuses a folder of another one) first.
     with state.main_process_first():
         protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
+    # Each job's config, hash and keys are built once, here, and handed on.
+    built = {job: CampaignJob(job, campaign, protocol_hash) for job in campaign.jobs}
+    jobs = list(built.values())
     # The next job goes to the first process free (schedule.py), or every P-th to each.
-    mine = my_jobs(campaign.jobs, [job_key(j, campaign, protocol_hash) for j in campaign.jobs],
-                   state.process_index, state.num_processes, campaign.schedule)
+    mine = my_jobs(jobs, [j.claim_key for j in jobs], state.process_index,
+                   state.num_processes, campaign.schedule)
     # Each job is claimed before it trains: a job another launch holds waits until this
     # process has done the rest, then it is taken (and answered from the folder).
     held_elsewhere = []
     for job in mine:
-        claim = folder.claim(job_key(job, campaign, protocol_hash))
+        claim = folder.claim(job.claim_key)
         try:
             claim.acquire(timeout=0)
         except Timeout:
             held_elsewhere.append((job, claim))
             continue
         try:
-            run_job(job, campaign, folder, protocol_hash, state.process_index)
+            run_job(job, campaign, folder, state.process_index)
         finally:
             claim.release()
     for job, claim in held_elsewhere:
         tqdm.write(f"  {job.label}: another launch holds it; waiting for it to finish")
         with claim:
-            run_job(job, campaign, folder, protocol_hash, state.process_index)
+            run_job(job, campaign, folder, state.process_index)
     state.wait_for_everyone()
     if not state.is_main_process:
         return CampaignResults()
     folder.refresh()
-    fields = {(str(j.cell), j.model): key_fields(j, campaign, protocol_hash)
-              for j in campaign.jobs}
-    nstar = [folder.find_search(run_key(kind="search", **fields[(str(j.cell), j.model)]))
-             for j in campaign.jobs if j.search]
+    by_name = {(str(j.cell), j.model): j for j in jobs}
+    nstar = [folder.find_search(j.key("search")) for j in jobs if j.job.search]
 
     def own(rows, kind):
-        return [r for r in rows if (r.config, r.model) in fields
-                and r.key == run_key(kind=kind, n=r.n, **fields[(r.config, r.model)])]
+        return [r for r in rows if (r.config, r.model) in by_name
+                and r.key == by_name[(r.config, r.model)].key(kind, n=r.n)]
 
     return CampaignResults(
         nstar=[r for r in nstar if r is not None],
-        kappa=write_kappa_rows(campaign, folder, protocol_hash),
+        kappa=write_kappa_rows(campaign, folder, protocol_hash, built),
         ood=own(folder.read_ood(), "ood"),
         lengthgen=own(folder.read_lengthgen(), "lengthgen"))
 

@@ -43,8 +43,7 @@ def test_every_split_is_scored_with_the_tasks_metric(checked):
 def test_the_row_is_what_its_run_gives(checked):
     from hf_induction.commands.nstar import build_parser, campaign_from_args, parse_args
     from hf_induction.runner.best_run import predict
-    from hf_induction.runner.probe import JournalProbe
-    from hf_induction.runner.run import Campaign, key_fields, model_factory
+    from hf_induction.runner.run import Campaign, CampaignJob
     from hf_induction.tasks import generate
     from hf_induction.training import train_model
 
@@ -55,8 +54,7 @@ def test_the_row_is_what_its_run_gives(checked):
                                             parser)
     job = campaign.jobs[0]
     folder = ResultsFolder(out)
-    fields = key_fields(job, campaign, folder.check_protocol(campaign.protocol()))
-    probe = JournalProbe(job, folder, campaign.train, model_factory(job, campaign), fields)
+    probe = CampaignJob(job, campaign, folder.check_protocol(campaign.protocol())).probe(folder)
     _, model = train_model(probe.model_factory, probe.data(row.n), row.n, row.lr, row.seed,
                            campaign.train)
     test = generate(job.cell, "test_long", None, job.data_seed)

@@ -39,15 +39,13 @@ def fake_train_grid(calls, wall_s=0.0):
 
 def make_probe(out):
     from hf_induction.commands.nstar import build_parser, campaign_from_args, parse_args
-    from hf_induction.runner.run import key_fields, model_factory
+    from hf_induction.runner.run import CampaignJob
 
     parser = build_parser()
     campaign = campaign_from_args(parse_args(parser, [*GRID_ARGS, "--out", str(out)]), parser)
-    job = campaign.jobs[0]
     folder = ResultsFolder(out)
-    fields = key_fields(job, campaign, folder.check_protocol(campaign.protocol()))
-    return probe_module.JournalProbe(job, folder, campaign.train, model_factory(job, campaign),
-                                     fields)
+    job = CampaignJob(campaign.jobs[0], campaign, folder.check_protocol(campaign.protocol()))
+    return job.probe(folder)
 
 
 def test_winners_train_first_and_a_resumed_search_remembers_them(tmp_path, monkeypatch):
@@ -87,3 +85,33 @@ def test_a_recalled_run_counts_the_time_it_took_when_trained(tmp_path, monkeypat
     # row sums its probes), so a resumed search's compute counts every sitting.
     recalled = make_probe(tmp_path / "out")(16)
     assert len(calls) == 1 and 4 * 50.0 <= recalled.wall_s < 4 * 50.0 + 10.0
+
+
+@pytest.mark.parametrize("search", ["paper", "refined"])
+def test_a_job_builds_its_config_once_and_generates_its_arrays_once(tmp_path, monkeypatch,
+                                                                     search):
+    """A job's search and its checks after it (OOD, length generalisation) share its config
+    and its arrays: the rows are generated again only to hold more of them."""
+    from hf_induction.commands.nstar import build_parser, campaign_from_args, parse_args
+    from hf_induction.runner import run as run_module
+
+    generated, configs = [], []
+    real_arrays, real_config = probe_module.cell_arrays, run_module.build_config
+    monkeypatch.setattr(probe_module, "cell_arrays", lambda cell, seed, rows: generated.append(
+        (str(cell), rows)) or real_arrays(cell, seed, rows))
+    monkeypatch.setattr(run_module, "build_config", lambda *a, **k: configs.append(a) or
+                        real_config(*a, **k))
+    monkeypatch.setattr(probe_module, "train_grid", fake_train_grid([]))
+    parser = build_parser()
+    campaign = campaign_from_args(parse_args(parser, [
+        *GRID_ARGS, "--search", search, "--ood", "--lengthgen", "--max-steps", "20",
+        "--eval-every", "10", "--out", str(tmp_path / "out")]), parser)
+    results = run_module.run_campaign(campaign)
+    assert len(results.nstar) == len(results.ood) == len(results.lengthgen) == 1
+    assert len(configs) == len(campaign.jobs) == 1
+    rows = [r for _, r in generated]
+    # Algorithm 1 probes its largest size first, so one generation serves the whole job;
+    # the refined search grows its pool as its probes grow, never regenerating rows held.
+    assert rows == sorted(set(rows)) and rows[-1] == results.ood[0].n
+    if search == "paper":
+        assert len(rows) == 1
