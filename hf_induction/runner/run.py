@@ -440,7 +440,9 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
         lengthgen=own(folder.read_lengthgen(), "lengthgen"))
 
 
-def print_tables(results: CampaignResults, file=sys.stdout) -> None:
+def print_tables(results: CampaignResults, file=None) -> None:
+    """The campaign's tables on ``file`` (None: the standard output at the time of the call,
+    not at import, so that a caller who redirects it gets the tables)."""
     from ..results import (
         LENGTHGEN_COLUMNS,
         kappa_lines,
@@ -449,6 +451,7 @@ def print_tables(results: CampaignResults, file=sys.stdout) -> None:
         write_table,
     )
 
+    file = sys.stdout if file is None else file
     nstar, kappa, ood = results.nstar, results.kappa, results.ood
     if nstar:
         print("\nN*, the smallest training set from which a run of the grid reaches ε (where "
