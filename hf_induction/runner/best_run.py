@@ -3,12 +3,10 @@ out-of-distribution and length-generalisation checks score."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import torch
 
-from ..training import RunResult, TrainSettings, train_model
+from ..training import RunResult, train_model
 from .probe import JournalProbe
 
 
@@ -24,14 +22,15 @@ def predict(model: torch.nn.Module, input_ids: np.ndarray, device: str,
     return np.concatenate(out)
 
 
-def best_model(probe: JournalProbe, n: int, settings: TrainSettings,
-               model_factory: Callable[[], torch.nn.Module]) -> tuple[RunResult, torch.nn.Module]:
+def best_model(probe: JournalProbe, n: int) -> tuple[RunResult, torch.nn.Module]:
     """Train the grid at ``n`` (journaled, so resumable), then retrain its best run on the
-    validation set (a success first, else the lowest loss): deterministic, the same model."""
+    validation set (a success first, else the lowest loss) under the probe's own settings and
+    model factory: deterministic, the same model."""
     outcome = probe(n)
     best = min(outcome.runs, key=lambda r: (not r["success"], r["best_val_loss"] is None,
                                             r["best_val_loss"] or 0.0))
-    return train_model(model_factory, probe.data(n), n, best["lr"], best["seed"], settings)
+    return train_model(probe.model_factory, probe.data(n), n, best["lr"], best["seed"],
+                       probe.settings)
 
 
 def finite_or_none(value: float) -> float | None:

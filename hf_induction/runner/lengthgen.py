@@ -4,37 +4,31 @@ on the validation set (the training lengths) and on every longer test split."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import datetime, timezone
 
-import torch
-
-from ..results import LengthGenRow, ResultsFolder, run_key
+from ..results import LengthGenRow, run_key
 from ..tasks import generate
-from ..training import TrainSettings
 from .best_run import best_model, finite_or_none, predict
 from .probe import JournalProbe
 
 
-def lengthgen_check(probe: JournalProbe, n: int, settings: TrainSettings,
-                    model_factory: Callable[[], torch.nn.Module], folder: ResultsFolder,
-                    protocol_hash: str) -> LengthGenRow:
+def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str) -> LengthGenRow:
     """Train the grid at ``n`` (journaled), retrain its best run, score every split but train;
     a check already recorded is returned as it is."""
     job = probe.job
     cell = job.cell
-    fields = probe.key_fields
+    fields, folder, device = probe.key_fields, probe.folder, probe.settings.device
     key = run_key(kind="lengthgen", n=int(n), **fields)
     if (row := folder.find_lengthgen(key)) is not None:
         return row
-    result, model = best_model(probe, n, settings, model_factory)
+    result, model = best_model(probe, n)
     results = {}
     for split in ("validation", *cell.test_splits):
         ex = generate(cell, split, None, job.data_seed)
         lengths = sorted(set(ex.lengths.tolist()))
         results[split] = {
             "lengths": f"{lengths[0]}..{lengths[-1]}" if len(lengths) > 1 else str(lengths[0]),
-            **cell.metrics(predict(model, ex.input_ids, settings.device), ex.labels),
+            **cell.metrics(predict(model, ex.input_ids, device), ex.labels),
         }
     row = LengthGenRow(
         key=key, dataset=cell.dataset, config=str(cell), model=job.model,

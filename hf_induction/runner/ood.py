@@ -3,30 +3,24 @@ length 2L."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime, timezone
 
-import torch
-
-from ..results import OodRow, ResultsFolder, run_key
+from ..results import OodRow, run_key
 from ..tasks import generate
-from ..training import TrainSettings
 from .best_run import best_model, finite_or_none, predict
 from .probe import JournalProbe
 
 
-def ood_check(probe: JournalProbe, n: int, settings: TrainSettings,
-              model_factory: Callable[[], torch.nn.Module], folder: ResultsFolder,
-              protocol_hash: str) -> OodRow:
+def ood_check(probe: JournalProbe, n: int, protocol_hash: str) -> OodRow:
     """Train the grid at ``n`` (journaled, so resumable), retrain its best run, test at 2L."""
     job = probe.job
-    fields = probe.key_fields
+    fields, folder, device = probe.key_fields, probe.folder, probe.settings.device
     key = run_key(kind="ood", n=int(n), **fields)
     if (row := folder.find_ood(key)) is not None:
         return row
-    result, model = best_model(probe, n, settings, model_factory)
+    result, model = best_model(probe, n)
     test = generate(job.cell, "test", None, job.data_seed)
-    metrics = job.cell.metrics(predict(model, test.input_ids, settings.device), test.labels)
+    metrics = job.cell.metrics(predict(model, test.input_ids, device), test.labels)
     row = OodRow(
         key=key, dataset=job.cell.dataset, config=str(job.cell), model=job.model,
         model_config_hash=fields["model_config_hash"], n=int(n), lr=float(result.lr),

@@ -234,7 +234,7 @@ def check_one(check, job: CampaignJob, folder: ResultsFolder, n: int | None):
     probe = job.probe(folder)
     n_max = job.search_settings.n_max
     n = min(n or n_max, n_max, probe.pool_size)
-    return check(probe, n, probe.settings, probe.model_factory, folder, job.protocol_hash)
+    return check(probe, n, job.protocol_hash)
 
 
 def ood_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> OodRow:
