@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from .. import tasks
-from ..tasks.sampling import test_sizes, validation_sizes
+from ..tasks.chance import chance_level, split_sizes
 
 # The command line's final print: its columns are the rows' own field names where a cell is
 # the field as it is.
@@ -222,29 +222,6 @@ def board_nstar_lines(rows: Iterable[Any]) -> list[dict[str, str]]:
         nstar_bracket(r.n_star, r.largest_failing), number(r.pool_size), yes_no(r.converged)),
         strict=True))
         for r in ordered]
-
-
-def split_sizes(cell: tasks.TaskCell, split: str) -> dict[int, int]:
-    """Examples per length of ``split`` as the length-generalisation check draws it (the whole
-    validation set, a test split at its default size); {} for a split the cell has not."""
-    if split == "validation":
-        return validation_sizes(cell)
-    return test_sizes(cell, split) if split in cell.test_splits else {}
-
-
-def chance_level(cell: tasks.TaskCell, metric: str, sizes: Mapping[int, int]) -> float | None:
-    """What uniform guessing scores on ``metric`` over ``sizes`` (examples per length): one
-    symbol of the cell's alphabet in |alphabet| per answer, all n of a length-n answer for
-    exact match, 0 for an accuracy normalised by chance; None for a metric not known here."""
-    per_symbol = 1.0 / cell.alphabet_size
-    if metric.startswith("normalised_"):
-        return 0.0
-    if metric == "exact_match":
-        total = sum(sizes.values())
-        return math.fsum(k * per_symbol**n for n, k in sizes.items()) / total if total else None
-    if metric in ("accuracy", "token_accuracy", "state_accuracy", "final_state_accuracy"):
-        return per_symbol
-    return None
 
 
 def _scores_text(cell: tasks.TaskCell | None, split: str, scores: Mapping[str, Any]) -> str:

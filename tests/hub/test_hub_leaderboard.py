@@ -99,7 +99,7 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
 def test_chance_levels_are_what_uniform_guessing_scores():
     import numpy as np
 
-    from hf_induction.results.render import chance_level, split_sizes
+    from hf_induction.tasks.chance import chance_level, split_sizes
     from hf_induction.tasks import generate, parse
 
     rng = np.random.default_rng(0)
