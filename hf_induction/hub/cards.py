@@ -6,7 +6,7 @@ evaluation results, which the Hub reads. huggingface_hub 2.x also knows the newe
 ``.eval_results/*.yaml`` files (``EvalResultEntry``): they point at a benchmark dataset
 on the Hub, so they are written only when ``card_fields["dataset_id"]`` names one. The task
 datasets register as benchmarks with the ``eval.yaml`` their builder writes
-(`data.hub_layout.eval_spec`), whose task ids are the configs these entries name.
+(`data.hub_folder.eval_spec`), whose task ids are the configs these entries name.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ and reported no N* (docs/benchmarks.md). It costs at most one probe at the full 
 search, and only in searches that reach the whole pool.
 
 The margin, gap and start were chosen on the recorded curves of the benchmark cells
-(``scripts/bench.py --only early_decisions --record``, then ``--replay``: training/replay.py;
+(``scripts/bench.py --only early_decisions --record``, then ``--replay``: bench/replay.py;
 docs/benchmarks.md). The gap is what keeps N*: GPT-2's loss falls in late jumps no forecast
 sees coming (0.038 to 0.0006 in 500 steps, at 62% of the budget), and its succeeding runs had
 a training loss of at least 0.08× their validation loss before they did, while failing runs
