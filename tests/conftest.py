@@ -1,7 +1,10 @@
 import atexit
 import os
 import shutil
+import sys
 import tempfile
+
+import pytest
 
 # `datasets` caches a local folder under its basename and answers a later folder of the same
 # name (another test run's tmp "modadd/") from that cache. A cache of this session's own keeps
@@ -12,3 +15,15 @@ atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 # The local Hub stand-in (`hub_server` fixture) for every test folder.
 pytest_plugins = ["tests.hub_standin.pytest_plugin"]
+
+
+@pytest.fixture(autouse=True)
+def torch_threads_kept():
+    """A command line run in this process sets torch's thread count for its search; each test
+    starts from the process's own, as it would alone (bitwise comparisons with a fresh
+    process depend on it)."""
+    torch = sys.modules.get("torch")
+    threads = torch.get_num_threads() if torch is not None else None
+    yield
+    if threads is not None and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)

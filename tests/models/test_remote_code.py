@@ -24,6 +24,8 @@ LOADER = textwrap.dedent(
     import torch
     from transformers import AutoModelForCausalLM
 
+    # The caller's thread count: a matmul's sums are bitwise the same only on as many threads.
+    torch.set_num_threads(int(sys.argv[4]))
     model = AutoModelForCausalLM.from_pretrained(sys.argv[1], trust_remote_code=True).eval()
     ids = torch.load(sys.argv[2])
     with torch.no_grad():
@@ -52,6 +54,7 @@ def test_checkpoint_loads_with_trust_remote_code_in_a_fresh_process(name, tmp_pa
             str(tmp_path / "ckpt"),
             str(tmp_path / "ids.pt"),
             str(tmp_path / "out.pt"),
+            str(torch.get_num_threads()),
         ],
         cwd=tmp_path,
         env=env,
