@@ -28,14 +28,17 @@ def test_device_check_runs_on_the_cpu_and_writes_every_figure(tmp_path):
     assert figures["paper_probe_runs"] == 4 and figures["paper_probe_steps"] > 0
 
 
-def test_device_check_refuses_a_missing_gpu_in_one_line(tmp_path):
+def test_device_check_refuses_a_missing_gpu_in_one_line(tmp_path, capsys):
     import torch
+
+    from bench.device_check import main
 
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
-    done = subprocess.run([str(ROOT / "scripts" / "device_check.sh"), "--device", "cuda",
-                           "--json", str(tmp_path / "x.json")], capture_output=True, text=True,
-                          env=env(), timeout=300)
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines()[-1].endswith("no CUDA device here; use --device cpu")
+    # In this process: the script's launch is the test above.
+    with pytest.raises(SystemExit) as e:
+        main(["--device", "cuda", "--json", str(tmp_path / "x.json")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1].endswith("no CUDA device here; use --device cpu")
     assert not (tmp_path / "x.json").exists()

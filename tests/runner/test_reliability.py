@@ -228,8 +228,10 @@ def test_a_read_only_output_is_refused_before_any_compute(tmp_path, mounts):
                          ids=["SIGINT", "SIGTERM"])
 def test_ctrl_c_is_one_line_and_a_rerun_resumes(tmp_path, signum, code):
     out = tmp_path / "interrupted"
-    # Every run to its budget, so that the search is still running when the signal comes.
-    base = [*BASE, "--early-failure", "off", "--max-steps", "600"]
+    # Every run to its budget, so that the search is still running when the signal comes; one
+    # cell, so that the rerun's rest of the search stays short.
+    base = ["--dataset", "modadd", "--config", "acot_L4_m3", "--model", "dense_ssm", *FAST,
+            "--early-failure", "off", "--max-steps", "200", "--n-start", "16"]
     # As from a terminal: a shell's background job (`.ci/run &`) starts with SIGINT ignored,
     # and the child would inherit that and never see the Ctrl-C.
     proc = subprocess.Popen([sys.executable, NSTAR, *base, "--out", str(out)], env=env(),
@@ -294,7 +296,9 @@ def test_two_launches_at_once_train_every_run_once(tmp_path):
 def test_of_two_protocols_launched_at_once_one_is_refused(tmp_path):
     for attempt in range(3):
         out = tmp_path / f"race{attempt}"
-        procs = [launch([*BASE, "--seeds", seeds], out) for seeds in ("10,20", "10,20,30")]
+        # The winner's search is not what is tested: a short budget keeps it to seconds.
+        procs = [launch([*BASE, "--max-steps", "20", "--seeds", seeds], out)
+                 for seeds in ("10,20", "10,20,30")]
         codes = [p.wait(timeout=600) for p in procs]
         assert sorted(codes) == [0, 2], codes
         protocol = json.loads((out / "protocol.json").read_text())

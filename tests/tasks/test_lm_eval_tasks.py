@@ -108,17 +108,29 @@ def _tiny_model(out: Path, texts: list[str]) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def harness_run(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("lm_eval")
+def _cells_by_dataset() -> dict:
     by_dataset = {}
     for dataset, config in utils.TASKS:
         by_dataset.setdefault(dataset, []).append(registry.parse(dataset, config))
-    texts = []
-    for dataset, cells in by_dataset.items():
-        template = dataset_card_template(dataset)
-        build_folder(tmp / "data" / f"local_{dataset}", dataset, cells, template,
+    return by_dataset
+
+
+@pytest.fixture(scope="module")
+def task_data(tmp_path_factory) -> Path:
+    """Every task's dataset folder, built once for both harness runs (the longer splits' draws
+    take seconds)."""
+    data = tmp_path_factory.mktemp("lm_eval_data")
+    for dataset, cells in _cells_by_dataset().items():
+        build_folder(data / f"local_{dataset}", dataset, cells, dataset_card_template(dataset),
                      train_size=40, progress=False)
+    return data
+
+
+@pytest.fixture(scope="module")
+def harness_run(tmp_path_factory, task_data):
+    tmp = tmp_path_factory.mktemp("lm_eval")
+    texts = []
+    for dataset, cells in _cells_by_dataset().items():
         for cell in cells:
             ex = generate(cell, "train", 40, 0)
             text, target = utils.prompt_functions(dataset, str(cell))
@@ -129,7 +141,7 @@ def harness_run(tmp_path_factory):
                 texts.append(f"{text(doc)} {target(doc)}\n\n")
     model = _tiny_model(tmp / "model", texts)
     tasks = tmp / "tasks"
-    write_tasks(tasks, dataset_path=lambda d: str(tmp / "data" / f"local_{d}"))
+    write_tasks(tasks, dataset_path=lambda d: str(task_data / f"local_{d}"))
     out = tmp / "out"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "HF_HOME": str(tmp / "hf"), "TOKENIZERS_PARALLELISM": "false"}
@@ -175,7 +187,7 @@ def test_a_hand_checked_scorer_agrees_on_the_same_completions(harness_run):
         assert rows[0]["arguments"]["gen_args_0"]["arg_0"].count("\n\n") == 3, name
 
 
-def test_the_harness_scores_an_oracle_as_a_hand_count_does(tmp_path, monkeypatch):
+def test_the_harness_scores_an_oracle_as_a_hand_count_does(tmp_path, monkeypatch, task_data):
     """In process, with a model that answers some rows right by brute force from the prompt
     (those whose last block's character codes sum to an even number) and the rest wrong, the
     harness's exact match per task must be the share answered right, and the group's mean."""
@@ -183,14 +195,7 @@ def test_the_harness_scores_an_oracle_as_a_hand_count_does(tmp_path, monkeypatch
     from lm_eval.api.model import LM
     from lm_eval.tasks import TaskManager
 
-    by_dataset = {}
-    for dataset, config in utils.TASKS:
-        by_dataset.setdefault(dataset, []).append(registry.parse(dataset, config))
-    for dataset, cells in by_dataset.items():
-        template = dataset_card_template(dataset)
-        build_folder(tmp_path / "data" / f"oracle_{dataset}", dataset, cells, template,
-                     train_size=30, progress=False)
-    write_tasks(tmp_path / "tasks", dataset_path=lambda d: str(tmp_path / "data" / f"oracle_{d}"))
+    write_tasks(tmp_path / "tasks", dataset_path=lambda d: str(task_data / f"local_{d}"))
     task_of = {}
     right = {}
 
