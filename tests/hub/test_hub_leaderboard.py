@@ -99,8 +99,8 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
 def test_chance_levels_are_what_uniform_guessing_scores():
     import numpy as np
 
-    from hf_induction.tasks.chance import chance_level, split_sizes
     from hf_induction.tasks import generate, parse
+    from hf_induction.tasks.chance import chance_level, split_sizes
 
     rng = np.random.default_rng(0)
     for dataset, config, split in [("modadd", "acot_L3", "test"),
