@@ -278,9 +278,17 @@ def launch(args, out):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_two_launches_at_once_train_every_run_once(tmp_path):
-    reference = tmp_path / "reference"
-    assert run_cli([*BASE, "--kappa", "--out", str(reference)]).returncode == 0
+@pytest.fixture(scope="module")
+def kappa_reference(tmp_path_factory):
+    """The κ campaign of BASE run once, by one launch: what the other layouts must match."""
+    reference = tmp_path_factory.mktemp("reference") / "results"
+    done = run_cli([*BASE, "--kappa", "--out", str(reference)])
+    assert done.returncode == 0, done.stderr[-2000:]
+    return reference
+
+
+def test_two_launches_at_once_train_every_run_once(tmp_path, kappa_reference):
+    reference = kappa_reference
     shared = tmp_path / "shared"
     procs = [launch([*BASE, "--kappa"], shared) for _ in range(2)]
     for proc in procs:
@@ -322,9 +330,8 @@ def test_two_dataset_builds_into_one_folder_keep_every_config(tmp_path):
     assert all(f"config_name: {name}" in card for name in info)
 
 
-def test_kappa_rows_carry_the_code_commit(tmp_path):
-    out = tmp_path / "with-kappa"
-    assert run_cli([*BASE, "--kappa", "--out", str(out)]).returncode == 0
+def test_kappa_rows_carry_the_code_commit(kappa_reference):
+    out = kappa_reference
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=ROOT).stdout.strip()
     kappa = lines(out / "kappa" / "rank0.jsonl")
