@@ -312,10 +312,6 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                 raise ValueError(f"--model {why}" if why.startswith(model)
                                  else f"--model {model}: {why}") from None
         device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        if device == "cpu":
-            # Tiny models are bound by per-op overhead, which a second thread only adds to;
-            # use more processes instead (docs/benchmarks.md, threads).
-            torch.set_num_threads(args.threads or 1)
         def pick(flag: str):
             value = getattr(args, flag)
             return getattr(budget, flag) if value is None else value
@@ -376,6 +372,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(parser, argv)
     # Arguments are checked before torch and the trainer are imported: usage errors are fast.
     campaign = campaign_from_args(args, parser)
+    if campaign.train.device == "cpu":
+        import torch
+
+        # Tiny models are bound by per-op overhead, which a second thread only adds to; use
+        # more processes instead (docs/benchmarks.md, threads). Set here, where the campaign
+        # runs, not where its arguments are checked.
+        torch.set_num_threads(args.threads or 1)
     from ..results import CorruptResults, ProtocolMismatch
     from ..runner.run import plan_text, print_tables, run_campaign
 
