@@ -11,10 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models.registry import cpu_budget
-from ..models.spec import BUDGET_FIELDS
-
-# The fields a model's own budget sets: architectures learn at their own rates and paces.
-MODEL_FIELDS = BUDGET_FIELDS
 
 
 @dataclass(frozen=True)
@@ -44,7 +40,7 @@ class Budget:
     recorded_models: tuple[str, ...] = ()
 
     def model_fields(self, model: str) -> dict[str, Any]:
-        """{field: value} of `MODEL_FIELDS` the model trains with in place of this budget's
+        """{field: value} of `spec.BUDGET_FIELDS` the model trains with in place of this budget's
         (empty where the preset gives models none of their own)."""
         return cpu_budget(model).fields() if self.own_model_budgets else {}
 

@@ -59,17 +59,17 @@ SCRIPT_COMMANDS = {"nstar.py": "nstar", "kappa.py": "kappa", "report.py": "repor
                    "estimate_grid.py": "estimate-grid"}
 
 
-def run_script(name: str, *args: str, env_extra: dict | None = None,
-               **kw) -> subprocess.CompletedProcess:
+def run_script(name: str, *args: str, env_extra: dict | None = None
+               ) -> subprocess.CompletedProcess:
     """``python scripts/NAME ARGS``: in this process, or spawned where the test sets the
     environment (``HF_ENDPOINT`` and friends are read when a library is imported)."""
-    if env_extra or kw:
+    if env_extra:
         return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args],
-                              capture_output=True, text=True,
-                              env={**env(), **(env_extra or {})}, timeout=600, **kw)
+                              capture_output=True, text=True, env={**env(), **env_extra},
+                              timeout=600)
     return run_command([SCRIPT_COMMANDS[name], *args])
 
 
-def run_cli(args, env_extra: dict | None = None, **kw) -> subprocess.CompletedProcess:
+def run_cli(args, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     """``python scripts/nstar.py ARGS``, as `run_script` runs it."""
-    return run_script("nstar.py", *args, env_extra=env_extra, **kw)
+    return run_script("nstar.py", *args, env_extra=env_extra)

@@ -2,7 +2,6 @@
 
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
 
@@ -30,8 +29,6 @@ from hf_induction.runner.tables import kappa_rows
 from hf_induction.search.settings import PAPER_N_MAX
 from hf_induction.tasks import TaskConfig
 from tests.runner.helpers import run_script
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def row(config, n_star, failing, model="lstm", preset="tiny", dataset="modadd", probes=3,
