@@ -400,8 +400,23 @@ def main(argv: list[str] | None = None) -> int:
             ResultsFolder(campaign.out, rank=int(os.environ.get("RANK", "0"))).record_command(
                 command)
 
+    # Ctrl-C or SIGTERM that lands in a finalizer (a weakref callback, a __del__) is raised
+    # there and swallowed by Python, with a traceback on stderr; it is kept instead, and the
+    # launch ends as the signal asked once the campaign returns.
+    swallowed: list[KeyboardInterrupt] = []
+    unraisable_hook = sys.unraisablehook
+
+    def keep_interrupts(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            swallowed.append(unraisable.exc_value)
+        else:
+            unraisable_hook(unraisable)
+
+    sys.unraisablehook = keep_interrupts
     try:
         results = run_campaign(campaign)
+        if swallowed:
+            raise swallowed[0]
         record_command()
     except (ProtocolMismatch, CorruptResults) as e:
         print(f"nstar.py: error: {e}", file=sys.stderr)
@@ -423,6 +438,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nstar.py: error: {e} (the results in {campaign.out} are kept; a rerun "
               "resumes)", file=sys.stderr)
         return 1
+    finally:
+        sys.unraisablehook = unraisable_hook
     if results.nstar or results.lengthgen or results.ood:
         print_tables(results)
     if args.push_to_hub and (results.nstar or results.lengthgen or results.ood):

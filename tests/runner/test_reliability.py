@@ -252,6 +252,26 @@ def test_ctrl_c_is_one_line_and_a_rerun_resumes(tmp_path, signum, code):
     assert all(after[k] == 1 for k in after) and set(before) <= set(after)
 
 
+def test_a_signal_swallowed_by_a_finalizer_still_ends_the_launch(tmp_path, monkeypatch):
+    """SIGTERM raised inside a finalizer (Python ignores it there, with a traceback) is kept:
+    the launch ends as terminated, in one line, once the campaign returns."""
+    import hf_induction.runner.run as run
+    from hf_induction.commands.nstar import Terminated
+
+    class RaisesOnCollection:
+        def __del__(self):
+            raise Terminated()
+
+    def campaign_hit_in_a_finalizer(campaign):
+        RaisesOnCollection()   # collected at once: the signal handler's raise, swallowed
+        return run.CampaignResults()
+
+    monkeypatch.setattr(run, "run_campaign", campaign_hit_in_a_finalizer)
+    out, hook = tmp_path / "swallowed", sys.unraisablehook
+    one_line_error(run_cli([*BASE, "--out", str(out)]), 143, "terminated", "rerun resumes")
+    assert sys.unraisablehook is hook   # the process's own hook, put back
+
+
 def test_a_garbled_journal_line_is_repaired_and_its_run_retrained(tmp_path):
     out = tmp_path / "garbled-journal"
     assert run_cli([*BASE, "--out", str(out)]).returncode == 0
