@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import logging
 
 from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedConfig, PreTrainedModel
 
@@ -21,6 +22,8 @@ VOLATILE_CONFIG_FIELDS = frozenset(
         "use_cache",
         "lstm_implementation",
         "transition_kernel",
+        "delta_rule_kernel",
+        "chunk_size",
         "_attn_implementation_autoset",
         "output_attentions",
         "output_hidden_states",
@@ -31,6 +34,19 @@ VOLATILE_CONFIG_FIELDS = frozenset(
 # Our models registered with the Auto classes, so that AutoConfig reads a saved config of any
 # of them (hf:FOLDER) and AutoModelForCausalLM builds them.
 register_all()
+
+# Without mamba_ssm, causal_conv1d or flash-linear-attention (CUDA kernels) Mamba, Mamba-2 and the
+# hybrid run transformers' PyTorch reference kernels, which are exact and on a CPU the only ones
+# there are; transformers says so once per kernel in every process, up to five lines a launch.
+# Only those lines are dropped (README, Models).
+KERNEL_FALLBACK = "is falling back to its reference PyTorch implementation"
+
+
+def _not_a_kernel_fallback(record: logging.LogRecord) -> bool:
+    return KERNEL_FALLBACK not in record.getMessage()
+
+
+logging.getLogger("transformers.integrations.hub_kernels").addFilter(_not_a_kernel_fallback)
 
 
 def vocabulary(vocab) -> tuple[int, dict[str, int]]:

@@ -3,7 +3,8 @@ package knows of it (`spec.ModelSpec`). Specs load without torch, so that a comm
 list the models and check its arguments first.
 
 Adding a model: a folder ``models/<name>/`` (configuration, modeling, ``naive.py``, and its
-``SPEC`` in ``__init__``), or a spec module for a transformers model, and its line below.
+``SPEC`` in ``__init__``), or a spec module for a transformers model, and its line below. A
+module whose one architecture comes in several registered settings lists them as ``SPECS``.
 """
 
 from __future__ import annotations
@@ -23,10 +24,23 @@ MODEL_MODULES = (
     # rotary positions (transformers' Llama classes).
     "gpt2_offset",
     "rope",
+    # transformers' own recurrent and hybrid models: Mamba-2, xLSTM (mLSTM), and gated
+    # delta-rule layers with attention every fourth layer (OLMo Hybrid).
+    "mamba2",
+    "xlstm",
+    "hybrid",
+    # Delta-rule models, gated or not, with eigenvalues in [0, 1] or [-1, 1] (four names).
+    "deltanet",
 )
+
+
+def _specs(module_name: str) -> tuple[ModelSpec, ...]:
+    module = importlib.import_module(f"{__package__}.{module_name}")
+    return getattr(module, "SPECS", None) or (module.SPEC,)
+
+
 SPECS: dict[str, ModelSpec] = {
-    spec.name: spec
-    for spec in (importlib.import_module(f"{__package__}.{m}").SPEC for m in MODEL_MODULES)
+    spec.name: spec for module_name in MODEL_MODULES for spec in _specs(module_name)
 }
 MODEL_NAMES: tuple[str, ...] = tuple(SPECS)
 

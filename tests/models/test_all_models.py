@@ -79,6 +79,15 @@ def test_greedy_generate_equals_stepwise_argmax(tiny_model):
 
 def paper_formula(name: str, config) -> int:
     V, d, L = config.vocab_size, config.hidden_size, config.num_hidden_layers
+    if "deltanet" in name:
+        # Embeddings; per block two RMS norms, q/k/v (3 d I), their convolution (3 I K), the
+        # step size (d H), with a gate also a_proj (d H), A and dt (2 H) and the output gate
+        # (d I); the output norm and projection; the SwiGLU MLP; the final norm; the head.
+        H, inner = config.num_heads, config.num_heads * config.head_dim
+        gate = (d * H + 2 * H + d * inner) if config.gated else 0
+        mixer = 3 * d * inner + 3 * inner * config.conv_size + d * H + gate
+        block = 2 * d + mixer + config.head_dim + inner * d + 3 * d * config.intermediate_size
+        return V * d + L * block + d + d * V
     if name == "dense_ssm":
         # V transition matrices, h_0, read-out weight and bias.
         return V * d * d + d + d * V + V
@@ -99,6 +108,42 @@ def paper_formula(name: str, config) -> int:
         R = math.ceil(d / 16)
         block = d + d * 2 * E + E * K + E + E * (R + 2 * N) + R * E + E + E * N + E + E * d
         return V * d + L * block + d
+    if name == "mamba2":
+        # Embeddings; per block an RMS norm, the input projection to z, x, B, C and dt (no bias),
+        # the convolution over x, B, C (weights and bias), dt bias, A and D per head, the gated
+        # norm, the output projection; the final norm; the head tied.
+        E, N, G, H = config.expand * d, config.state_size, config.n_groups, config.num_heads
+        conv = (E + 2 * G * N) * (config.conv_kernel + 1)
+        block = d + d * (2 * E + 2 * G * N + H) + conv + 3 * H + E + E * d
+        return V * d + L * block + d
+    if name == "xlstm":
+        # Embeddings; per block two RMS norms, q, k, v and the output gate (no bias), input and
+        # forget gates (with bias), the per-head norm and the output projection of the mLSTM,
+        # a gated feed-forward of 3 d F (F = d x ffn_proj_factor rounded as transformers
+        # rounds it); the final norm; an untied head.
+        qk, v = int(d * config.qk_dim_factor), int(d * config.v_dim_factor)
+        m = config.ffn_round_up_to_multiple_of
+        F = int((d * config.ffn_proj_factor + m - 1) // m * m)
+        H = config.num_heads
+        block = 2 * d + d * (2 * qk + 2 * v) + 2 * (d * H + H) + v + v * d + 3 * d * F
+        return V * d + L * block + d + d * V
+    if name == "hybrid":
+        # Embeddings; per delta-rule layer q, k (key width), v and the output gate (value
+        # width), a and b (one per value head), the output projection, the convolution over q,
+        # k, v (no bias), A and dt per head, the gated output norm (one value head wide); per
+        # attention layer Q, K, V, O and the q/k norms; both a gated MLP of 3 d I and two RMS
+        # norms; the final norm; an untied head.
+        keys = config.linear_num_key_heads * config.linear_key_head_dim
+        values = config.linear_num_value_heads * config.linear_value_head_dim
+        heads = config.linear_num_value_heads
+        delta = (d * (2 * keys + 2 * values + 2 * heads) + values * d
+                 + (2 * keys + values) * config.linear_conv_kernel_dim + 2 * heads
+                 + config.linear_value_head_dim)
+        kv = d * config.num_key_value_heads // config.num_attention_heads
+        attention = 2 * d * d + 2 * d * kv + d + kv
+        mixers = sum(delta if kind == "linear_attention" else attention
+                     for kind in config.layer_types)
+        return V * d + mixers + L * (3 * d * config.intermediate_size + 2 * d) + d + d * V
     raise AssertionError(name)
 
 
@@ -122,6 +167,12 @@ def test_paper_preset_sizes():
         config = build_model(name, vocab_size=VOCAB, preset="paper").config
         assert (config.num_hidden_layers, config.num_attention_heads, config.hidden_size) == (
             4, 4, 256)
+    # The hybrid in the same shape: three gated delta-rule layers (negative eigenvalues
+    # allowed), then attention.
+    hybrid = build_model("hybrid", vocab_size=VOCAB, preset="paper").config
+    assert (hybrid.num_hidden_layers, hybrid.num_attention_heads, hybrid.hidden_size) == (4, 4, 256)
+    assert hybrid.layer_types == ["linear_attention"] * 3 + ["full_attention"]
+    assert hybrid.linear_allow_neg_eigval
 
 
 @pytest.mark.parametrize("name", ["dense_ssm", "lstm"])

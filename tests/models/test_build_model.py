@@ -8,7 +8,9 @@ from hf_induction.tasks import Vocab
 
 
 def test_model_names_and_presets():
-    assert set(MODEL_NAMES) == {"dense_ssm", "lstm", "gpt2", "mamba", "gpt2_offset", "rope"}
+    assert set(MODEL_NAMES) == {"dense_ssm", "lstm", "gpt2", "mamba", "gpt2_offset", "rope",
+                                "mamba2", "xlstm", "hybrid", "deltanet", "deltanet_neg",
+                                "gated_deltanet", "gated_deltanet_neg"}
     assert set(PRESETS) == {"paper", "tiny"}
     for preset in PRESETS.values():
         assert set(preset) == set(MODEL_NAMES)
@@ -144,9 +146,13 @@ def test_each_model_is_one_spec_registered_once_and_loads_without_torch():
 
     from hf_induction.models import SPECS
     from hf_induction.models.flops import flops_per_token
-    from hf_induction.models.registry import MODEL_MODULES
+    from hf_induction.models.registry import MODEL_MODULES, _specs
 
-    assert len(MODEL_MODULES) == len(set(MODEL_MODULES)) == len(SPECS)
+    # One line per module; a module's specs (one, or several settings of one architecture)
+    # never share a name with another's.
+    named = [spec.name for module in MODEL_MODULES for spec in _specs(module)]
+    assert len(MODEL_MODULES) == len(set(MODEL_MODULES))
+    assert len(named) == len(set(named)) == len(SPECS)
     for name, spec in SPECS.items():
         assert spec.name == name and spec.cpu_budget.max_steps > 0
         for preset in PRESETS:
@@ -158,3 +164,27 @@ def test_each_model_is_one_spec_registered_once_and_loads_without_torch():
             "print('torch' in sys.modules or 'transformers' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_only_the_kernel_fallback_lines_are_dropped():
+    import logging
+
+    from transformers.utils import logging as hf_logging
+
+    from hf_induction.models.build import KERNEL_FALLBACK
+
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    hf_logging.warning_once.cache_clear()  # an earlier test may have spent each line's one
+    logging.getLogger("transformers").addHandler(handler)
+    hub_kernels = logging.getLogger("transformers.integrations.hub_kernels")
+    try:
+        model = build_model("mamba2", vocab_size=9).train()
+        model(input_ids=torch.zeros(1, 3, dtype=torch.long)).logits.sum().backward()
+        hub_kernels.warning("`f` %s because `pkg` is not installed.", KERNEL_FALLBACK)
+        hub_kernels.warning("a kernel could not be loaded")
+    finally:
+        logging.getLogger("transformers").removeHandler(handler)
+    assert "a kernel could not be loaded" in seen
+    assert not [message for message in seen if KERNEL_FALLBACK in message]

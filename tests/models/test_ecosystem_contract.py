@@ -25,7 +25,15 @@ def rows(fmt="acot", size=6):
     return torch.from_numpy(ex.input_ids), torch.from_numpy(ex.labels)
 
 
-@pytest.mark.parametrize("name", MODEL_NAMES)
+# transformers' xLSTMForCausalLM soft-caps the head's output (logits = 30 tanh(head(h) / 30),
+# `output_logit_soft_cap`, a float its config will not let be None).
+SOFT_CAPPED = ("xLSTMForCausalLM returns output_logit_soft_cap * tanh(lm_head(h) / cap), "
+               "not lm_head(h)")
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=SOFT_CAPPED))
+    if name == "xlstm" else name for name in MODEL_NAMES])
 def test_output_embeddings_are_the_head(name):
     model = model_of(name).eval()
     head = model.get_output_embeddings()

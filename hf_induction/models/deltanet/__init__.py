@@ -1,0 +1,59 @@
+"""DeltaNet and Gated DeltaNet, each with eigenvalues in [0, 1] or in [-1, 1]: configuration,
+model, the naive recurrence and the chunked kernel, and their four `SPECS`.
+
+The specs load without torch; the classes load, and register with the Auto classes, on first
+use.
+"""
+
+from ..spec import CpuBudget, ModelSpec
+
+
+def flops_per_token(config, length: int) -> float:
+    # Per layer: the q/k/v, step-size, (gate) and output projections, the SwiGLU MLP, and the
+    # delta rule's three d_k x d_v products per head and token (recall, write, read; the
+    # chunked form does about as many); then the head. Convolutions and norms are elementwise.
+    d, heads, inner = config.hidden_size, config.num_heads, config.num_heads * config.head_dim
+    projections = 4 * d * inner + d * heads + (d * heads + d * inner if config.gated else 0)
+    memory = 3 * heads * config.head_dim * config.head_dim
+    mlp = 3 * d * config.intermediate_size
+    return config.num_hidden_layers * 2 * (projections + memory + mlp) + 2 * d * config.vocab_size
+
+
+# Paper: 6 blocks of width 256, as the paper's GPT-2 (4.55M parameters for DeltaNet, 4.95M
+# gated, beside GPT-2's 5.00M at vocabulary 9); tiny: 2 blocks of width 32.
+PRESETS = {
+    "paper": {"num_hidden_layers": 6, "hidden_size": 256, "num_heads": 4,
+              "intermediate_size": 640},
+    "tiny": {"num_hidden_layers": 2, "hidden_size": 32, "num_heads": 2,
+             "intermediate_size": 64},
+}
+# Provisional: the transformers' rates, which suit a pre-norm residual stack trained with Adam.
+CPU_BUDGET = CpuBudget(lrs=(1e-3, 3e-4), max_steps=5000, eval_every=100)
+
+_MODELING = "hf_induction.models.deltanet.modeling_deltanet"
+SPECS = tuple(
+    ModelSpec(
+        name=name,
+        config="hf_induction.models.deltanet.configuration_deltanet:DeltaNetConfig",
+        presets={p: {**fields, **variant} for p, fields in PRESETS.items()},
+        flops_per_token=flops_per_token,
+        cpu_budget=CPU_BUDGET,
+        auto_classes={"AutoModel": f"{_MODELING}:DeltaNetModel",
+                      "AutoModelForCausalLM": f"{_MODELING}:DeltaNetForCausalLM"},
+    )
+    for name, variant in (
+        ("deltanet", {"gated": False, "allow_neg_eigval": False}),
+        ("deltanet_neg", {"gated": False, "allow_neg_eigval": True}),
+        ("gated_deltanet", {"gated": True, "allow_neg_eigval": False}),
+        ("gated_deltanet_neg", {"gated": True, "allow_neg_eigval": True}),
+    )
+)
+
+__getattr__ = SPECS[0].exports(__name__, {
+    "DeltaNetConfig": "configuration_deltanet", "DeltaNetCache": "modeling_deltanet",
+    "DeltaNetForCausalLM": "modeling_deltanet", "DeltaNetModel": "modeling_deltanet",
+    "naive_delta_rule": "naive", "chunk_delta_rule": "chunked",
+})
+
+__all__ = ["SPECS", "DeltaNetCache", "DeltaNetConfig", "DeltaNetForCausalLM", "DeltaNetModel",
+           "chunk_delta_rule", "naive_delta_rule"]
