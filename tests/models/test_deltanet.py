@@ -135,3 +135,17 @@ def test_generate_feeds_one_token_per_step_and_keeps_a_constant_state():
     model.generate(torch.tensor([[1, 2, 3, 4, 0]]), max_new_tokens=4, min_new_tokens=4,
                    do_sample=False)
     assert lengths == [5, 1, 1, 1] and len(set(sizes)) == 1
+
+
+def test_the_causal_convolution_is_a_grouped_conv1d_and_continues_from_its_window():
+    from hf_induction.models.deltanet.modeling_deltanet import causal_conv
+
+    gen = torch.Generator().manual_seed(3)
+    x, weight = torch.randn(2, 9, 6, generator=gen), torch.randn(6, 1, 4, generator=gen)
+    reference = torch.nn.functional.conv1d(
+        torch.nn.functional.pad(x.transpose(1, 2), (3, 0)), weight, groups=6).transpose(1, 2)
+    out, _ = causal_conv(x, weight, None)
+    torch.testing.assert_close(out, reference)
+    head, window = causal_conv(x[:, :5], weight, None)
+    tail, _ = causal_conv(x[:, 5:], weight, window)
+    torch.testing.assert_close(torch.cat([head, tail], dim=1), reference)

@@ -22,7 +22,7 @@ from .naive import naive_delta_rule
 
 class DeltaNetCache:
     """What a layer needs to continue a sequence: its memory S [B, H, d_k, d_v] and the last
-    ``conv_size - 1`` inputs of its convolution [B, C, conv_size - 1], per layer. Constant in
+    ``conv_size - 1`` inputs of its convolution [B, conv_size - 1, C], per layer. Constant in
     the length, so `generate()` costs the same per token at any length."""
 
     is_compileable = False
@@ -89,17 +89,21 @@ class DeltaNetRMSNorm(nn.Module):
 
 
 def causal_conv(x: torch.Tensor, weight: torch.Tensor, window: torch.Tensor | None):
-    """Depthwise causal convolution of ``x`` [B, T, C] with ``weight`` [C, 1, K], continuing
-    from ``window`` [B, C, K - 1] (the previous inputs; None: zeros). Returns the output
-    [B, T, C] and the new window, so a prompt and the tokens decoded after it see the same
-    inputs as one full pass."""
-    width = weight.shape[-1]
-    x = x.transpose(1, 2)
+    """Depthwise causal convolution of ``x`` [B, T, C] with ``weight`` [C, 1, K] (the layout
+    of ``nn.Conv1d(C, C, K, groups=C)``), continuing from ``window`` [B, K - 1, C] (the
+    previous inputs; None: zeros). Returns the output [B, T, C] and the new window, so a prompt
+    and the tokens decoded after it see the same inputs as one full pass."""
+    width, length = weight.shape[-1], x.shape[1]
     if window is None:
-        window = x.new_zeros(x.shape[0], x.shape[1], width - 1)
-    x = torch.cat([window.to(x.dtype), x], dim=-1)
-    out = F.conv1d(x, weight, groups=x.shape[1])
-    return out.transpose(1, 2), x[..., x.shape[-1] - (width - 1):]
+        window = x.new_zeros(x.shape[0], width - 1, x.shape[2])
+    x = torch.cat([window.to(x.dtype), x], dim=1)
+    # The K shifted products summed, channels last: F.conv1d's function, and on the CPU about
+    # 1.5 times faster forward and backward than its grouped kernel at these sizes.
+    taps = weight[:, 0].t().to(x.dtype)  # [K, C]
+    out = x[:, :length] * taps[0]
+    for j in range(1, width):
+        out = out + x[:, j:j + length] * taps[j]
+    return out, x[:, x.shape[1] - (width - 1):]
 
 
 class DeltaNetMixer(nn.Module):
