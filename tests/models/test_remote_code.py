@@ -35,7 +35,7 @@ LOADER = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("name", ["dense_ssm", "lstm", "gpt2_offset"])
+@pytest.mark.parametrize("name", ["dense_ssm", "lstm", "gpt2_offset", "gated_deltanet_neg"])
 def test_checkpoint_loads_with_trust_remote_code_in_a_fresh_process(name, tmp_path):
     torch.manual_seed(0)
     model = build_model(name, vocab_size=9).eval()
