@@ -39,7 +39,8 @@ def load_object(path: str):
     return getattr(importlib.import_module(module), attr)
 
 
-# Specs whose Auto classes are registered in this process.
+# Config classes ("module:Class") whose Auto classes are registered in this process: one
+# architecture registered under several names (DeltaNet's settings) registers once.
 _REGISTERED: set[str] = set()
 
 
@@ -75,7 +76,7 @@ class ModelSpec:
     def config_class(self) -> type:
         """Its config class, with its own classes registered with the Auto classes first."""
         config_class = load_object(self.config)
-        if self.auto_classes and self.name not in _REGISTERED:
+        if self.auto_classes and self.config not in _REGISTERED:
             import transformers
 
             transformers.AutoConfig.register(config_class.model_type, config_class, exist_ok=True)
@@ -86,7 +87,7 @@ class ModelSpec:
                 model_class = load_object(path)
                 getattr(transformers, auto).register(config_class, model_class, exist_ok=True)
                 model_class.register_for_auto_class(auto)
-            _REGISTERED.add(self.name)
+            _REGISTERED.add(self.config)
         return config_class
 
     def exports(self, module: str, names: Mapping[str, str]) -> Callable[[str], Any]:
