@@ -1,6 +1,6 @@
-"""Models: Dense-SSM and LSTM (ours, fla template), GPT-2, Mamba and a RoPE decoder (Llama) from
-transformers, GPT-2 with random position offsets, Mamba-2, xLSTM and a delta-rule/attention
-hybrid (OLMo Hybrid) from transformers, one builder.
+"""Models: Dense-SSM, LSTM and DeltaNet / Gated DeltaNet (ours, fla template), GPT-2, Mamba and a
+RoPE decoder (Llama) from transformers, GPT-2 with random position offsets, Mamba-2, xLSTM and
+a delta-rule/attention hybrid (OLMo Hybrid) from transformers, one builder.
 
 Each model is described by its `SPEC` (its folder's ``__init__``, or a spec module for a
 transformers model) and listed by one line in `registry.py`. Importing `build_model`

@@ -60,10 +60,11 @@ def chunk_delta_rule(
     eye = torch.eye(C, dtype=q.dtype, device=q.device)
     T = torch.linalg.solve_triangular(strict + eye, eye.expand_as(strict), upper=False,
                                       unitriangular=True)
+    gate = G[..., None].exp()  # the decay from the chunk's start to each token
     u0 = T @ (v * beta)  # u when S = 0
-    w = T @ (k_beta * G[..., None].exp())  # u = u0 - w S
+    w = T @ (k_beta * gate)  # u = u0 - w S
     scores = q @ k.transpose(-1, -2) * decay  # lower triangle, diagonal included
-    q_decayed = q * G[..., None].exp()
+    q_decayed = q * gate
     k_to_end = k * (G[..., -1:] - G).exp()[..., None]
     chunk_gate = G[..., -1].exp()[..., None, None]  # [B, H, n, 1, 1]
 

@@ -150,11 +150,13 @@ class DeltaNetMixer(nn.Module):
         if self.config.gated:
             g = -self.A_log.to(dtype).exp() * F.softplus(self.a_proj(x).to(dtype) + self.dt_bias)
             g = g.transpose(1, 2)
+        v = v.to(dtype)
         with torch.autocast(x.device.type, enabled=False):
-            kernel = (chunk_delta_rule if self.config.delta_rule_kernel == "chunked"
-                      and length > 1 else naive_delta_rule)
-            extra = {"chunk_size": self.config.chunk_size} if kernel is chunk_delta_rule else {}
-            o, memory = kernel(q, k, v.to(dtype), beta, g, initial_state=memory, **extra)
+            if self.config.delta_rule_kernel == "chunked" and length > 1:
+                o, memory = chunk_delta_rule(q, k, v, beta, g, initial_state=memory,
+                                             chunk_size=self.config.chunk_size)
+            else:
+                o, memory = naive_delta_rule(q, k, v, beta, g, initial_state=memory)
         o = self.o_norm(o.transpose(1, 2))  # [B, T, H, head_dim]
         if self.config.gated:
             o = o * F.silu(self.g_proj(x)).view_as(o)
