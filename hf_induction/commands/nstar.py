@@ -414,7 +414,18 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.unraisablehook = keep_interrupts
     try:
-        results = run_campaign(campaign)
+        try:
+            results = run_campaign(campaign)
+        except Exception as e:
+            # A signal that lands inside a library's own cleanup (tqdm releasing its write
+            # lock) can surface as that library's error, with the interrupt as its context:
+            # it is still the interrupt.
+            cause = e.__context__
+            while cause is not None and not isinstance(cause, KeyboardInterrupt):
+                cause = cause.__context__
+            if cause is None:
+                raise
+            raise cause from None
         if swallowed:
             raise swallowed[0]
         record_command()

@@ -272,6 +272,22 @@ def test_a_signal_swallowed_by_a_finalizer_still_ends_the_launch(tmp_path, monke
     assert sys.unraisablehook is hook   # the process's own hook, put back
 
 
+def test_a_signal_that_surfaces_as_a_librarys_error_still_ends_the_launch(tmp_path, monkeypatch):
+    """Ctrl-C inside tqdm's write lock came back as tqdm's RuntimeError, the interrupt as its
+    context: the launch still ends as interrupted, in one line."""
+    import hf_induction.runner.run as run
+
+    def campaign_interrupted_in_cleanup(campaign):
+        try:
+            raise KeyboardInterrupt()
+        except KeyboardInterrupt:
+            raise RuntimeError("cannot release un-acquired lock") from None
+
+    monkeypatch.setattr(run, "run_campaign", campaign_interrupted_in_cleanup)
+    one_line_error(run_cli([*BASE, "--out", str(tmp_path / "cleanup")]), 130, "interrupted",
+                   "rerun resumes")
+
+
 def test_a_garbled_journal_line_is_repaired_and_its_run_retrained(tmp_path):
     out = tmp_path / "garbled-journal"
     assert run_cli([*BASE, "--out", str(out)]).returncode == 0
