@@ -1,0 +1,34 @@
+"""Reading trained attention models: attention-head scores and edge-level patching.
+
+For the left/right asymmetry of arXiv 2505.21785 ("Born a Transformer -- Always a
+Transformer?"): induction heads copy the token that FOLLOWED an earlier occurrence of the
+current token, anti-induction heads the one that PRECEDED it.
+
+    prompts = prompts_from_cell(parse("copy", "UF_L10"), n=200, seed=0)   # list[HeadPrompts]
+    scores = head_scores(model, prompts)        # {"induction": [L, H], ..., "n_positions"}
+    ranked = edge_patching(model, prompts)      # one row per (layer, head, kind)
+
+Works for any model on transformers' attention interface (GPT-2, Llama/``rope``,
+``gpt2_offset``); torch and transformers are imported here, unlike ``tasks``.
+"""
+
+from .edges import EDGE_ATTENTION, KINDS, EdgePlan, Swap
+from .patching import Tally, edge_patching, patched_logits
+from .prompts import HeadPrompts, prompts_from_cell, repeated_random_prompts, scored_positions
+from .scores import SCORES, head_scores
+
+__all__ = [
+    "EDGE_ATTENTION",
+    "KINDS",
+    "SCORES",
+    "EdgePlan",
+    "HeadPrompts",
+    "Swap",
+    "Tally",
+    "edge_patching",
+    "head_scores",
+    "patched_logits",
+    "prompts_from_cell",
+    "repeated_random_prompts",
+    "scored_positions",
+]
