@@ -41,7 +41,7 @@ from transformers import PreTrainedModel
 from ..tasks.token_layout import IGNORE
 from .edges import KINDS, EdgePlan, Swap, edge_run, planned
 from .prompts import HeadPrompts
-from .running import Batch, as_list, batches
+from .running import Batch, NoAttention, as_list, batches
 
 
 @dataclass
@@ -79,7 +79,7 @@ def _logits(model: PreTrainedModel, batch: Batch, plan: EdgePlan) -> torch.Tenso
     with planned(plan):
         logits = model(input_ids=batch.input_ids, use_cache=False).logits
     if not plan.layers_seen:
-        raise ValueError(f"{type(model).__name__} has no attention layer on transformers' "
+        raise NoAttention(f"{type(model).__name__} has no attention layer on transformers' "
                          "attention interface: edge patching needs an attention model")
     return logits
 
@@ -118,7 +118,8 @@ def edge_patching(model: PreTrainedModel, prompts: HeadPrompts | Sequence[HeadPr
     Returns one row per (layer, head, kind), largest rise in loss first: ``layer``, ``head``,
     ``kind``, ``ce``, ``exact_match``, ``base_ce``, ``base_exact_match``, ``delta_ce``
     (patched minus clean), ``delta_exact_match`` and ``n_edges`` (edges swapped). ValueError
-    for an unknown kind or a model without attention layers on transformers' interface.
+    for an unknown kind; `NoAttention` (a ValueError) for a model without attention layers on
+    transformers' interface.
     """
     for kind in kinds:
         if kind not in KINDS:

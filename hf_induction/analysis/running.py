@@ -13,6 +13,11 @@ from transformers import PreTrainedModel
 from .prompts import HeadPrompts
 
 
+class NoAttention(ValueError):
+    """The model has no attention to read (a recurrent model): its weights are not returned,
+    or no layer runs on transformers' attention interface."""
+
+
 @contextmanager
 def reading(model: PreTrainedModel, attn_implementation: str) -> Iterator[PreTrainedModel]:
     """The model in eval mode, under ``attn_implementation``, without gradients; its mode and

@@ -23,7 +23,7 @@ import torch
 from transformers import PreTrainedModel
 
 from .prompts import HeadPrompts
-from .running import Batch, as_list, batches, reading
+from .running import Batch, NoAttention, as_list, batches, reading
 
 SCORES = ("induction", "anti_induction", "previous_token", "duplicate_token")
 
@@ -38,8 +38,8 @@ def head_scores(model: PreTrainedModel, prompts: HeadPrompts | Sequence[HeadProm
                 batch_size: int = 64) -> dict[str, np.ndarray | int]:
     """``{score: [n_layers, n_heads] float64 for each of SCORES, "n_positions": int}``.
 
-    ValueError for prompts without a scored position, or a model that returns no attention
-    weights (a recurrent model).
+    ValueError for prompts without a scored position; `NoAttention` (a ValueError) for a
+    model that returns no attention weights (a recurrent model).
     """
     prompts_list = as_list(prompts)
     n_positions = sum(p.n_positions for p in prompts_list)
@@ -52,7 +52,7 @@ def head_scores(model: PreTrainedModel, prompts: HeadPrompts | Sequence[HeadProm
             out = model(input_ids=batch.input_ids, output_attentions=True, use_cache=False)
             attentions = getattr(out, "attentions", None)
             if not attentions:
-                raise ValueError(f"{type(model).__name__} returns no attention weights "
+                raise NoAttention(f"{type(model).__name__} returns no attention weights "
                                  "(output_attentions): head scores need an attention model")
             # [B, T, L, H, S]: one row of every layer's and head's weights per (row, t).
             weights = torch.stack(attentions).permute(1, 3, 0, 2, 4)

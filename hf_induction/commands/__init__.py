@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "nstar": ("nstar", "find N* (and kappa) for cells and models; resumable, multi-process"),
     "kappa": ("kappa", "the kappa table of a results folder"),
     "report": ("report", "tables and figures of a results folder (docs/results.md)"),
+    "heads": ("heads", "attention-head scores and patching of kept checkpoints or any model"),
     "build-datasets": ("build_datasets", "materialise task configs as a Hub dataset folder"),
     "push": ("push", "push a results folder to a Hub dataset repo"),
     "leaderboard": ("leaderboard", "the kappa leaderboard of results folders or Hub datasets"),

@@ -111,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after each named config's search, train at size N (no N: the largest "
                    "the budget and pool allow) and score the best run on the validation set and "
                    "every longer test split with the task's own metrics (default: off)")
+    p.add_argument("--keep-checkpoints", action="store_true",
+                   help="with --lengthgen: keep each check's best run (model, tokenizer and "
+                   "what it was trained on) in OUT/checkpoints/MODEL-CONFIG-nN/, for "
+                   "`hf-induction heads`; a rerun keeps those of recorded checks too (it "
+                   "changes no result, and no protocol)")
     p.add_argument("--no-search", action="store_true",
                    help="run only the --ood / --lengthgen checks, no N* search")
     p.add_argument("--full-grid", action="store_true",
@@ -287,6 +292,10 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
     if args.no_search and args.ood is None and args.lengthgen is None and args.sweep is None:
         parser.error("--no-search leaves nothing to run: add --ood or --lengthgen")
+    if args.keep_checkpoints and args.lengthgen is None and not (
+            sweep is not None and sweep.lengthgen_cells):
+        parser.error("--keep-checkpoints keeps the models of the length-generalisation "
+                     "checks: add --lengthgen")
     ood_cells = (tuple(cells) if args.ood is not None
                  else sweep.ood_cells if sweep is not None else ())
     no_ood = sorted({f"{c.dataset}/{c}" for c in ood_cells if not c.OOD_CHECK})
@@ -353,6 +362,7 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                     lengthgen_cells=(tuple(cells) if args.lengthgen is not None
                                      else sweep.lengthgen_cells if sweep is not None else ()),
                     lengthgen_n=args.lengthgen or None,
+                    keep_checkpoints=args.keep_checkpoints,
                     checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
                     checkpoints_of=args.push_checkpoints or "nstar",
                     report_to=tuple(args.report_to), logging_dir=args.logging_dir,

@@ -3,8 +3,9 @@
     python scripts/report.py results/first_campaign --out docs/results/first_campaign
 
 writes OUT/tables.md (protocol and its deviations from the paper, N* per search, κ, OOD, N*
-against the group size, compute per model) and the PNG figures it links: N* against length
-and κ per task (the leaderboard's), and N* against |G|.
+against the group size, compute per model, and the attention heads where the folder has
+them) and the PNG figures it links: N* against length and κ per task (the leaderboard's),
+N* against |G|, and per checkpoint and prompt config the heads' heat maps and patching.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     folder = args.results
     # Imported after the arguments are checked: usage errors come before torch.
+    from hf_induction.hub.head_plots import write_head_figures
     from hf_induction.hub.leaderboard import leaderboard_entries
     from hf_induction.hub.plots import write_figures
     from hf_induction.runner.report import render_tables
@@ -48,9 +50,13 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     figures = write_figures(leaderboard_entries(kappa_rows(folder)), args.out)
     figures += group_figures(folder, args.out)
+    # The heads section links its own figures (kept out of the list at the end).
+    head_figures = write_head_figures([r.to_dict() for r in folder.read_heads()],
+                                      [r.to_dict() for r in folder.read_patching()], args.out)
     tables = args.out / "tables.md"
-    tables.write_text(render_tables(folder, [f.name for f in figures]), encoding="utf-8")
-    for path in (tables, *figures):
+    tables.write_text(render_tables(folder, [f.name for f in figures], head_figures),
+                      encoding="utf-8")
+    for path in (tables, *figures, *(p for f in head_figures.values() for p in f.values())):
         print(path)
     return 0
 

@@ -16,9 +16,10 @@ from .commit import PushResult, upload_folder_once
 from .errors import HubError
 
 # Files a results folder may hold that are not results: atomic-write leftovers, caches.
-# Temporary files, and the locks and claims that coordinate writers: not results.
-RESULTS_IGNORE = [".*.tmp", "**/.*.tmp", ".cache/**", "**/__pycache__/**", ".git/**",
-                  "*.lock", "**/*.lock", ".locks/**", "claims/**"]
+# Temporary files (and a kept checkpoint's folder still being written), and the locks and
+# claims that coordinate writers: not results. Kept checkpoints (checkpoints/) travel.
+RESULTS_IGNORE = [".*.tmp", "**/.*.tmp", "**/.*.tmp/**", ".cache/**", "**/__pycache__/**",
+                  ".git/**", "*.lock", "**/*.lock", ".locks/**", "claims/**"]
 
 
 def push_results(

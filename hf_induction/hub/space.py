@@ -35,10 +35,11 @@ def write_space(sources: Sequence[str | Path], out: str | Path) -> Path:
     for source in sources:
         folder = Path(source)
         if folder.is_dir():
-            # A local folder travels with the Space, under results/ by its own name.
+            # A local folder travels with the Space, under results/ by its own name; the
+            # models it keeps (checkpoints/) do not: the Space shows tables and figures.
             target = Path("results") / folder.resolve().name
             shutil.copytree(folder, out / target, dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns(".locks", "claims"))
+                            ignore=shutil.ignore_patterns(".locks", "claims", "checkpoints"))
             listed.append(f"./{target.as_posix()}")
         else:
             listed.append(str(source))

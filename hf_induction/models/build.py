@@ -1,8 +1,10 @@
 """One builder for every registered model (registry.py), or any transformers config."""
 
+import contextlib
 import hashlib
 import json
 import logging
+from collections.abc import Iterator
 
 from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedConfig, PreTrainedModel
 
@@ -47,6 +49,21 @@ def _not_a_kernel_fallback(record: logging.LogRecord) -> bool:
 
 
 logging.getLogger("transformers.integrations.hub_kernels").addFilter(_not_a_kernel_fallback)
+
+
+@contextlib.contextmanager
+def transformers_bars_off() -> Iterator[None]:
+    """transformers' progress bars of one save or load ("Writing model shards", "Loading
+    weights") off while the block runs: a campaign or a scoring has bars of its own."""
+    from transformers.utils import logging as hf_logging
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
 
 
 def vocabulary(vocab) -> tuple[int, dict[str, int]]:

@@ -12,6 +12,10 @@ Layout of ``DIR`` (``load_dataset(DIR, "nstar" | "kappa" | "journal" | ...)`` re
     ood/rank<r>.jsonl       one OodRow per out-of-distribution check (word problems)
     lengthgen/rank<r>.jsonl one LengthGenRow per length-generalisation check
     pushes/rank<r>.jsonl    one PushRow per checkpoint pushed to the Hub
+    heads/rank<r>.jsonl     one HeadsRow per (checkpoint, prompt config, layer, head) scored
+    patching/rank<r>.jsonl  one PatchingRow per (checkpoint, prompt config, kind, head)
+    heads.json              the heads and patching rows nested by checkpoint and config
+    checkpoints/<model>-<config>-n<N>/   a kept model (`checkpoints.checkpoint_name`)
 
 Campaigns are sibling folders (``results/cpu``, ``results/gpt2``): a new folder inside or
 around another results folder is refused (NestedResults).
@@ -38,6 +42,7 @@ A rerun repeats the (deterministic) search from its start; every probe it alread
 answered from the journal, so no finished training run is repeated.
 """
 
+from .checkpoints import checkpoint_name, kept_checkpoints, read_trained_on
 from .folder import ResultsFolder, check_not_nested, command_line, existing_results_folder
 from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
@@ -67,18 +72,25 @@ from .render import (
 from .rows import (
     CELL_COLUMNS,
     CellRow,
+    HeadsRow,
     JournalRow,
     KappaRow,
     LengthGenRow,
     NstarRow,
     OodRow,
+    PatchingRow,
     PushRow,
 )
 
 __all__ = [
     "CELL_COLUMNS",
     "CellRow",
+    "HeadsRow",
     "JournalRow",
+    "PatchingRow",
+    "checkpoint_name",
+    "kept_checkpoints",
+    "read_trained_on",
     "NestedResults",
     "PushRow",
     "check_not_nested",

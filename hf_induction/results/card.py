@@ -13,11 +13,13 @@ from typing import Any
 from ..citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
 from .protocol import protocol_summary
 from .rows import (
+    HeadsRow,
     JournalRow,
     KappaRow,
     LengthGenRow,
     NstarRow,
     OodRow,
+    PatchingRow,
     PushRow,
     features_yaml,
 )
@@ -38,6 +40,17 @@ Results of the N* search, the sharing factor κ and length generalisation
   each longer test split; `results` is JSON, split -> lengths and metrics.
 - `journal`: one row per finished training run, as the trainer recorded it.
 - `pushes`: one row per checkpoint pushed to the Hub (`--push-checkpoints`).
+- `heads`: one row per (checkpoint, prompt config, layer, head) that `hf-induction heads`
+  scored: the share of the head's attention on the token after the earlier occurrence of the
+  current one (`induction`), before it (`anti_induction`), on the previous token and on the
+  occurrence itself; `heads.json` holds the same rows nested by checkpoint and config.
+- `patching`: one row per (checkpoint, prompt config, kind, layer, head) of
+  `hf-induction heads --patch`: the rise in loss (`delta_ce`) when that head's induction keys
+  or anti-induction values come from a run without previous-token edges, `rank` 1 the largest.
+
+The models of the length-generalisation checks run with `--keep-checkpoints` are kept under
+`checkpoints/<model>-<config>-n<N>/`, each loadable with
+`AutoModelForCausalLM.from_pretrained(PATH, trust_remote_code=True)`.
 
 The rows of a cell (nstar, kappa, ood, lengthgen) carry its name (`dataset`, `config`) and
 the name parsed: `max_len` (L), `variant` ("Z_5", "S_3", "V16") with `alphabet_size` (|G| or
@@ -54,7 +67,8 @@ nstar = load_dataset("<this folder or repo>", "nstar", split="train")
 
 
 TABLES = {"nstar": NstarRow, "kappa": KappaRow, "ood": OodRow, "lengthgen": LengthGenRow,
-          "journal": JournalRow, "pushes": PushRow}
+          "journal": JournalRow, "pushes": PushRow, "heads": HeadsRow,
+          "patching": PatchingRow}
 
 
 def protocol_lines(protocol: Mapping[str, Any] | None) -> list[str]:

@@ -18,12 +18,13 @@ from .jsonl import atomic_write_text, clean
 from .keys import stable_hash
 from .protocol import CorruptResults, NestedResults, ProtocolMismatch, diff_protocols
 from .ranked import RankedJsonl
-from .rows import KappaRow, LengthGenRow, NstarRow, OodRow, PushRow
+from .rows import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow, PatchingRow, PushRow
 
 
 class ResultsFolder:
     """``DIR/{README.md, protocol.json, campaign.json, journal/, nstar/, kappa/, ood/,
-    lengthgen/, pushes/}``: one campaign, under one protocol.
+    lengthgen/, pushes/, heads/, patching/}``: one campaign, under one protocol (a folder
+    made before a table existed reads it as empty).
 
     Each table is one JSONL file per process (``rank<r>.jsonl``), so processes never
     write the same file; only rank 0 writes README.md, protocol.json and campaign.json, each
@@ -47,6 +48,8 @@ class ResultsFolder:
         self.ood = RankedJsonl(self.path / "ood", rank)
         self.lengthgen = RankedJsonl(self.path / "lengthgen", rank)
         self.pushes = RankedJsonl(self.path / "pushes", rank)
+        self.heads = RankedJsonl(self.path / "heads", rank)
+        self.patching = RankedJsonl(self.path / "patching", rank)
         if not write:
             return
         for table in self.tables:
@@ -60,7 +63,8 @@ class ResultsFolder:
 
     @property
     def tables(self) -> tuple[RankedJsonl, ...]:
-        return (self.journal, self.nstar, self.kappa, self.ood, self.lengthgen, self.pushes)
+        return (self.journal, self.nstar, self.kappa, self.ood, self.lengthgen, self.pushes,
+                self.heads, self.patching)
 
     @classmethod
     def existing(cls, path: str | Path) -> ResultsFolder:
@@ -242,6 +246,26 @@ class ResultsFolder:
     def find_push(self, key: str) -> PushRow | None:
         found = self.pushes.find(key)
         return None if found is None else PushRow.from_dict(found)
+
+    def append_heads(self, row: HeadsRow) -> None:
+        self.heads.append(row.to_dict())
+
+    def find_heads(self, key: str) -> HeadsRow | None:
+        found = self.heads.find(key)
+        return None if found is None else HeadsRow.from_dict(found)
+
+    def read_heads(self) -> list[HeadsRow]:
+        return [HeadsRow.from_dict(row) for row in self.heads.read()]
+
+    def append_patching(self, row: PatchingRow) -> None:
+        self.patching.append(row.to_dict())
+
+    def find_patching(self, key: str) -> PatchingRow | None:
+        found = self.patching.find(key)
+        return None if found is None else PatchingRow.from_dict(found)
+
+    def read_patching(self) -> list[PatchingRow]:
+        return [PatchingRow.from_dict(row) for row in self.patching.read()]
 
     def refresh(self) -> None:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""

@@ -71,6 +71,22 @@ LENGTHGEN_SPLITS: tuple[str, ...] = ("validation", "test", "test_long")
 LENGTHGEN_TABLE_COLUMNS: tuple[str, ...] = (
     "task", "config", "model", "C-RASP[pos]", "N", "lr", "seed", "val loss", *LENGTHGEN_SPLITS,
 )
+# The heads table's scores (`HeadsRow`: the analysis' `SCORES`, in its order) and the
+# report's tables of the heads and patching rows: one line per (checkpoint, prompt config),
+# each score's top heads; one line per (checkpoint, prompt config, kind), the heads by the
+# rise in loss their patch caused.
+HEAD_SCORE_COLUMNS: tuple[str, ...] = (
+    "induction", "anti_induction", "previous_token", "duplicate_token",
+)
+TOP_HEADS = 3
+REPORT_HEADS_COLUMNS: tuple[str, ...] = (
+    "checkpoint", "trained on", "prompts", "rows", "positions", "induction", "anti-induction",
+    "previous token", "duplicate token", "heat maps",
+)
+REPORT_PATCHING_COLUMNS: tuple[str, ...] = (
+    "checkpoint", "prompts", "kind", "edges", "clean loss", "clean exact match",
+    "heads by Δ loss (Δ exact match)", "plot",
+)
 # Over several results sources, the last column of each board table names a row's source.
 SOURCE_COLUMN = "results"
 # The Space's table: the board's κ columns, the number "κ or bound" sorts by beside κ, then
@@ -252,6 +268,68 @@ def lengthgen_table_lines(rows: Iterable[Any]) -> list[dict[str, str]]:
             r.dataset, r.config, r.model, prediction, number(r.n), number(r.lr), str(r.seed),
             number(r.val_loss), *(_scores_text(cell, split, scores[split]) if split in scores
                                   else "" for split in LENGTHGEN_SPLITS)), strict=True)))
+    return out
+
+
+def head_label(layer: int, head: int) -> str:
+    """A head as the report and the figures name it: ``L1H0``, layer 1, head 0."""
+    return f"L{layer}H{head}"
+
+
+def _signed(value: float | None) -> str:
+    return MISSING if value is None else ("+" if value >= 0 else "") + number(value)
+
+
+def _link(text: str, target: str | None) -> str:
+    return f"[{text}]({target})" if target else MISSING
+
+
+def _prompts_name(dataset: str, config: str) -> str:
+    # "copy/UF_L10", but "repeated_L10_V32" (its config names its pseudo-dataset already).
+    return config if config.startswith(dataset) else f"{dataset}/{config}"
+
+
+def heads_table_lines(rows: Iterable[Any],
+                      figures: Mapping[tuple[str, str], str] | None = None
+                      ) -> list[dict[str, str]]:
+    """`HeadsRow`s (the last row per key) as `REPORT_HEADS_COLUMNS` lines, one per
+    (checkpoint, prompt config): each score's `TOP_HEADS` heads with their mean attention,
+    and the heat map ``figures`` names for it, if any."""
+    groups: dict[tuple[str, str, str], list[Any]] = {}
+    for r in {r.key: r for r in rows}.values():
+        groups.setdefault((r.checkpoint, r.dataset, r.config), []).append(r)
+    out = []
+    for (checkpoint, dataset, config), heads in sorted(groups.items()):
+        first = heads[0]
+        tops = [", ".join(f"{head_label(r.layer, r.head)} {getattr(r, score):.2f}"
+                          for r in sorted(heads, key=lambda r: -getattr(r, score))[:TOP_HEADS])
+                for score in HEAD_SCORE_COLUMNS]
+        out.append(dict(zip(REPORT_HEADS_COLUMNS, (
+            checkpoint, first.trained_on or MISSING, _prompts_name(dataset, config),
+            number(first.n_prompts), number(first.n_positions), *tops,
+            _link("heat maps", (figures or {}).get((checkpoint, config)))), strict=True)))
+    return out
+
+
+def patching_table_lines(rows: Iterable[Any],
+                         figures: Mapping[tuple[str, str], str] | None = None
+                         ) -> list[dict[str, str]]:
+    """`PatchingRow`s (the last row per key) as `REPORT_PATCHING_COLUMNS` lines, one per
+    (checkpoint, prompt config, kind): the clean run, then the `TOP_HEADS` heads whose patch
+    raised the loss most, and the plot ``figures`` names for it, if any."""
+    groups: dict[tuple[str, str, str, str], list[Any]] = {}
+    for r in {r.key: r for r in rows}.values():
+        groups.setdefault((r.checkpoint, r.dataset, r.config, r.kind), []).append(r)
+    out = []
+    for (checkpoint, dataset, config, kind), heads in sorted(groups.items()):
+        first = heads[0]
+        ranked = sorted(heads, key=lambda r: r.rank)[:TOP_HEADS]
+        top = ", ".join(f"{head_label(r.layer, r.head)} {_signed(r.delta_ce)} "
+                        f"({_signed(r.delta_exact_match)})" for r in ranked)
+        out.append(dict(zip(REPORT_PATCHING_COLUMNS, (
+            checkpoint, _prompts_name(dataset, config), kind, number(first.n_edges),
+            number(first.base_ce), number(first.base_exact_match), top,
+            _link("plot", (figures or {}).get((checkpoint, config)))), strict=True)))
     return out
 
 

@@ -288,6 +288,81 @@ class LengthGenRow(CellRow):
 
 
 @dataclass(frozen=True)
+class HeadsRow:
+    """One attention head of one checkpoint, scored on one prompt config
+    (``analysis.head_scores``): the share of its attention, averaged over the scored
+    positions, on the token after the earlier occurrence (``induction``), before it
+    (``anti_induction``), on the previous token and on the occurrence itself.
+
+    ``checkpoint`` is the kept checkpoint's folder name, or the path given; ``dataset`` and
+    ``config`` name the prompts: a task cell's validation rows, or ``repeated``,
+    ``repeated_L{k}_V{v}`` for repeated random sequences; ``trained_on`` is the checkpoint's
+    training cell as ``dataset/config``, "" where unknown.
+    """
+
+    key: str
+    model: str
+    checkpoint: str
+    dataset: str
+    config: str
+    trained_on: str
+    layer: int
+    head: int
+    induction: float
+    anti_induction: float
+    previous_token: float
+    duplicate_token: float
+    n_prompts: int
+    n_positions: int
+    seed: int
+    finished_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HeadsRow:
+        return _from_dict(cls, data)
+
+
+@dataclass(frozen=True)
+class PatchingRow:
+    """One head of one checkpoint, patched on one prompt config for one ``kind``
+    (``analysis.edge_patching``): the loss and exact match with its induction keys or
+    anti-induction values taken from the run whose previous-token edges are cut, against the
+    clean run's (``base_*``). ``rank`` orders the heads by ``delta_ce`` (1: the largest rise)
+    within their (checkpoint, config, kind); losses are null where nothing was scored."""
+
+    key: str
+    model: str
+    checkpoint: str
+    dataset: str
+    config: str
+    trained_on: str
+    kind: str
+    rank: int
+    layer: int
+    head: int
+    ce: float | None
+    exact_match: float | None
+    base_ce: float | None
+    base_exact_match: float | None
+    delta_ce: float | None
+    delta_exact_match: float | None
+    n_edges: int
+    n_prompts: int
+    seed: int
+    finished_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PatchingRow:
+        return _from_dict(cls, data)
+
+
+@dataclass(frozen=True)
 class JournalRow:
     """One finished training run, as the runner journals it: the cell's key fields, the size
     ``n``, and the trainer's `RunResult` (losses are null where the run never evaluated or

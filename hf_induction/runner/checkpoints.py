@@ -1,12 +1,20 @@
-"""Push the winning run of a search (at N*, or of every succeeding probe) as a model repo."""
+"""Push the winning run of a search (at N*, or of every succeeding probe) as a model repo,
+and keep a check's best run in the results folder (``--keep-checkpoints``)."""
 
 from __future__ import annotations
 
+import json
 import math
-import re
-from collections.abc import Callable
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
 
-from ..results import NstarRow
+from ..models.build import transformers_bars_off
+from ..results import NstarRow, checkpoint_name
+from ..results.checkpoints import TRAINED_ON
 from ..tasks import hub_dataset_id
 from ..tasks.tokenizer import build_tokenizer
 from ..training import train_model
@@ -14,9 +22,34 @@ from .probe import JournalProbe
 
 
 def checkpoint_repo_id(prefix: str, row: NstarRow, n: int) -> str:
-    """``ORG/NAME-model-config-nN``: one repo per (model, cell, N), a Hub-valid name."""
-    name = f"{prefix}-{row.model}-{row.config}-n{n}"
-    return re.sub(r"[^A-Za-z0-9/._-]", "-", name)
+    """``ORG/NAME-model-config-nN``: one repo per (model, cell, N), a Hub-valid name; the
+    part after the prefix is the folder name a kept checkpoint has."""
+    return f"{prefix}-{checkpoint_name(row.model, row.config, n)}"
+
+
+def keep_checkpoint(model, cell, path: Path, trained_on: Mapping[str, Any]) -> Path:
+    """Save ``model`` (``save_pretrained``: weights, config, and the code of a model of ours)
+    with the cell's tokenizer and the `TRAINED_ON` record at ``path``, atomically: everything
+    is written into a hidden folder beside it, which is then renamed, so a crash leaves no
+    half checkpoint (a push leaves the hidden folder out). A folder already there is kept."""
+    path = Path(path)
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # What an earlier write of this checkpoint left when it was killed.
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        with transformers_bars_off():
+            model.save_pretrained(staging, safe_serialization=True)
+        build_tokenizer(cell).save_pretrained(staging)
+        (staging / TRAINED_ON).write_text(json.dumps(dict(trained_on), indent=1) + "\n",
+                                          encoding="utf-8")
+        os.replace(staging, path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return path
 
 
 def push_winners(probe: JournalProbe, row: NstarRow, repo_prefix: str, which: str,

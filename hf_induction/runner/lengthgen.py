@@ -4,22 +4,42 @@ on the validation set (the training lengths) and on every longer test split."""
 from __future__ import annotations
 
 import json
+import warnings
 from datetime import datetime, timezone
+from pathlib import Path
 
-from ..results import LengthGenRow, run_key
+from ..results import LengthGenRow, checkpoint_name, run_key
 from ..tasks import generate
 from .best_run import best_model, finite_or_none, predict
+from .checkpoints import keep_checkpoint
 from .probe import JournalProbe
 
 
-def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str) -> LengthGenRow:
+def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str,
+                    keep_in: Path | None = None) -> LengthGenRow:
     """Train the grid at ``n`` (journaled), retrain its best run, score every split but train;
-    a check already recorded is returned as it is."""
+    a check already recorded is returned as it is.
+
+    With ``keep_in`` (a results folder's ``checkpoints/``), the best run is also kept there
+    (`keep_checkpoint`); a recorded check whose checkpoint is missing retrains its run (the
+    same model: deterministic) to keep it, and its row stays as recorded.
+    """
     job = probe.job
     cell = job.cell
     fields, folder, device = probe.key_fields, probe.folder, probe.settings.device
     key = run_key(kind="lengthgen", n=int(n), **fields)
+    kept = None if keep_in is None else Path(keep_in) / checkpoint_name(job.model, str(cell), n)
     if (row := folder.find_lengthgen(key)) is not None:
+        if kept is not None and not kept.exists():
+            result, model = best_model(probe, n)
+            if finite_or_none(result.best_val_loss) != row.val_loss:
+                # Deterministic in principle; another torch, thread count or device can move
+                # the last bits. Say so: the kept model is not bitwise the one scored.
+                warnings.warn(f"{row.model} {row.config}: the retrained run's validation loss "
+                              f"{result.best_val_loss!r} differs from the recorded "
+                              f"{row.val_loss!r}; the checkpoint kept is the retrained one",
+                              stacklevel=2)
+            _keep(model, cell, kept, row, result.best_val_loss)
         return row
     result, model = best_model(probe, n)
     results = {}
@@ -39,4 +59,13 @@ def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str) -> LengthGe
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
     folder.append_lengthgen(row)
+    if kept is not None:
+        _keep(model, cell, kept, row, result.best_val_loss)
     return row
+
+
+def _keep(model, cell, path: Path, row: LengthGenRow, val_loss: float) -> None:
+    keep_checkpoint(model, cell, path, {
+        "model": row.model, "dataset": row.dataset, "config": row.config, "n": row.n,
+        "lr": row.lr, "seed": row.seed, "steps": row.steps, "lengthgen": row.key,
+        "val_loss": finite_or_none(val_loss)})

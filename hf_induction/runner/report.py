@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .. import tasks
 from ..models import PRESETS, build_config, model_config_hash
@@ -33,6 +34,7 @@ from ..results.render import (
     report_ood_lines,
 )
 from .budgets import BUDGETS
+from .report_heads import heads_section
 from .tables import kappa_rows, latest
 
 PAPER = BUDGETS["paper"]
@@ -192,8 +194,10 @@ def table(columns: Sequence[str], lines: Sequence[dict[str, str]]) -> str:
     return markdown_table(columns, lines, empty=NO_ROWS)
 
 
-def render_tables(folder: ResultsFolder, figures: Sequence[str] = ()) -> str:
-    """``tables.md``: every table of the report, from the folder alone."""
+def render_tables(folder: ResultsFolder, figures: Sequence[str] = (),
+                  head_figures: Mapping[tuple[str, str], Mapping[str, Any]] | None = None) -> str:
+    """``tables.md``: every table of the report, from the folder alone; ``head_figures``
+    are the heat maps and patching plots its "Attention heads" section links."""
     nstar = latest(folder.read_nstar())
     protocol = folder.read_protocol() or {}
     parts = ["# Results tables", "",
@@ -215,6 +219,7 @@ def render_tables(folder: ResultsFolder, figures: Sequence[str] = ()) -> str:
               "", "## N* against the group size", "",
               table(REPORT_GROUP_COLUMNS, group_lines(nstar_vs_group(nstar))),
               "", "## Compute", "", table(REPORT_COMPUTE_COLUMNS, compute_lines(nstar))]
+    parts += heads_section(folder, head_figures)
     if figures:
         parts += ["", "## Figures", ""] + [f"![{f}]({f})" for f in figures]
     return "\n".join(parts) + "\n"

@@ -25,6 +25,7 @@ from ..results import (
     ResultsFolder,
     run_key,
 )
+from ..results.checkpoints import checkpoints_dir
 from ..search import ProbeOutcome, SearchSettings, run_search
 from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, train_pool_size
 from ..training import TrainSettings
@@ -77,6 +78,9 @@ class Campaign:
     # validation set and every longer test split after their search (or alone).
     lengthgen_cells: tuple = ()
     lengthgen_n: int | None = None
+    # Keep each length-generalisation check's best run in OUT/checkpoints/ (a retrained
+    # copy of the model the check scored): it changes no result, so it is not in the protocol.
+    keep_checkpoints: bool = False
     # With a Hub prefix, the winning run at N* ("nstar") or of every succeeding probe
     # ("probes") is retrained and pushed as a model repo after each search.
     checkpoint_prefix: str | None = None
@@ -228,13 +232,13 @@ def plan_text(campaign: Campaign, processes: int = 1) -> str:
     return describe_plan(campaign.jobs, campaign.settings_for, step_s, processes)
 
 
-def check_one(check, job: CampaignJob, folder: ResultsFolder, n: int | None):
+def check_one(check, job: CampaignJob, folder: ResultsFolder, n: int | None, **options):
     """Run an evaluation ``check`` (`ood_check`, `lengthgen_check`) of one job at size ``n``
-    (None: the largest the budget and the pool allow)."""
+    (None: the largest the budget and the pool allow), with the check's own ``options``."""
     probe = job.probe(folder)
     n_max = job.search_settings.n_max
     n = min(n or n_max, n_max, probe.pool_size)
-    return check(probe, n, job.protocol_hash)
+    return check(probe, n, job.protocol_hash, **options)
 
 
 def ood_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> OodRow:
@@ -246,7 +250,8 @@ def ood_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> OodR
 
 
 def lengthgen_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> LengthGenRow:
-    row = check_one(lengthgen_check, job, folder, campaign.lengthgen_n)
+    keep_in = checkpoints_dir(campaign.out) if campaign.keep_checkpoints else None
+    row = check_one(lengthgen_check, job, folder, campaign.lengthgen_n, keep_in=keep_in)
     scores = "; ".join(f"{split} ({s['lengths']}) " + ", ".join(
         f"{k} {v:.3f}" for k, v in s.items() if k != "lengths") for split, s in row.table().items())
     tqdm.write(f"  {job.label}: after N={row.n:,}: {scores}")

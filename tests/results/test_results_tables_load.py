@@ -17,7 +17,7 @@ def test_one_table_with_rows_loads_while_the_others_are_empty(tmp_path):
     folder.append_run("k1", {"n": 3, "success": True})
     rows = datasets.load_dataset(str(out), "journal", split="train")
     assert rows.num_rows == 1 and rows[0]["n"] == 3
-    for table in ("nstar", "kappa", "ood", "lengthgen"):
+    for table in ("nstar", "kappa", "ood", "lengthgen", "heads", "patching"):
         assert load_table(out, table) == []
         with pytest.raises(ValueError, match="no data"):
             datasets.load_dataset(str(out), table, split="train")
@@ -32,7 +32,7 @@ def test_the_card_is_the_libraries_and_nstar_is_the_default(tmp_path):
     configs = card.data.to_dict()["configs"]
     assert [c["config_name"] for c in configs if c.get("default")] == ["nstar"]
     assert {c["config_name"] for c in configs} == {"nstar", "kappa", "ood", "lengthgen",
-                                                   "journal", "pushes"}
+                                                   "journal", "pushes", "heads", "patching"}
     assert "https://arxiv.org/abs/2602.18333" in card.text
     assert "https://arxiv.org/abs/2505.21785" in card.text
 

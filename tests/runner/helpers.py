@@ -56,7 +56,7 @@ def run_command(argv: list[str]) -> subprocess.CompletedProcess:
 SCRIPT_COMMANDS = {"nstar.py": "nstar", "kappa.py": "kappa", "report.py": "report",
                    "build_datasets.py": "build-datasets", "push.py": "push",
                    "leaderboard.py": "leaderboard", "space.py": "space",
-                   "estimate_grid.py": "estimate-grid"}
+                   "estimate_grid.py": "estimate-grid", "heads.py": "heads"}
 
 
 def run_script(name: str, *args: str, env_extra: dict | None = None

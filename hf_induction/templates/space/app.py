@@ -1,5 +1,5 @@
-"""The κ leaderboard as a Gradio Space: a sortable, filterable table, the figures, About and
-Citation.
+"""The κ leaderboard as a Gradio Space: a sortable, filterable table, the figures, the
+attention heads (where a source has scored them), About and Citation.
 
 The results are a list of local folders or Hub dataset ids: the command line
 (``python app.py results/first_campaign results/gpt2``), else HF_INDUCTION_RESULTS
@@ -19,7 +19,9 @@ import pandas as pd
 
 from hf_induction.citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
 from hf_induction.hub.entries import kappa_sort_value, kappa_table_lines
+from hf_induction.hub.head_plots import write_head_figures
 from hf_induction.hub.leaderboard import load_leaderboard
+from hf_induction.hub.leaderboard import load_table as load_rows
 from hf_induction.hub.plots import write_figures
 from hf_induction.hub.sources import checkpoint_repos, load_protocol, protocol_summary
 from hf_induction.results.render import (
@@ -91,6 +93,21 @@ def load_table() -> tuple[list, pd.DataFrame]:
 
 ENTRIES, TABLE = load_table()
 FIGURES = [str(p) for p in write_figures(ENTRIES, tempfile.mkdtemp(prefix="leaderboard-"))]
+HEADS_DIR = tempfile.mkdtemp(prefix="heads-")
+
+
+def head_figures() -> list[str]:
+    """Each source's heat maps and patching plots (`hf-induction heads`), drawn from its heads
+    and patching tables as the report draws them; none for a source without heads rows."""
+    paths = []
+    for i, source in enumerate(SOURCES):
+        drawn = write_head_figures(load_rows(source, "heads"), load_rows(source, "patching"),
+                                   os.path.join(HEADS_DIR, str(i)))
+        paths += [str(path) for files in drawn.values() for path in files.values()]
+    return paths
+
+
+HEAD_FIGURES = head_figures()
 
 ABOUT = rf"""
 ## What the numbers mean
@@ -172,6 +189,15 @@ with gr.Blocks(title="κ leaderboard") as demo:
         # Whole figures, one per row: a gallery's thumbnails crop them.
         for path in FIGURES:
             gr.Image(path, show_label=False, interactive=False, elem_classes="figure")
+    if HEAD_FIGURES:
+        with gr.Tab("Attention heads"):
+            gr.Markdown("Per checkpoint and prompt config: each head's mean attention on the "
+                        "token after the earlier occurrence of the current one (induction), "
+                        "before it (anti-induction), on the previous token and on the "
+                        "occurrence itself; and, where patched, the heads by the rise in loss "
+                        "their patch caused.")
+            for path in HEAD_FIGURES:
+                gr.Image(path, show_label=False, interactive=False, elem_classes="figure")
     with gr.Tab("About"):
         gr.Markdown(ABOUT)
     with gr.Tab("Citation"):
@@ -187,4 +213,5 @@ if __name__ == "__main__":
     # System fonts only: a Space needs no font download, and neither does an offline test.
     theme = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
                               font_mono=["ui-monospace", "monospace"])
-    demo.launch(theme=theme, allowed_paths=[os.path.dirname(FIGURES[0])] if FIGURES else None)
+    shown = [os.path.dirname(FIGURES[0])] if FIGURES else []
+    demo.launch(theme=theme, allowed_paths=shown + [HEADS_DIR])
