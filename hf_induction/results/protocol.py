@@ -26,19 +26,29 @@ class ProtocolMismatch(ValueError):
         self.differences = dict(differences)
         listed = "; ".join(f"{key}: folder {old!r}, this run {new!r}"
                            for key, (old, new) in sorted(self.differences.items()))
-        hint = next((h for key, h in RESUME_HINTS.items()
-                     if self.differences.get(key, (None,))[0] == _ABSENT), "")
+        hint = resume_hint(self.differences)
         super().__init__(
             f"{path} was written under another protocol ({listed}); {hint}use another output "
             "folder, or --force to replace the protocol"
         )
 
 
-# What resumes a folder that lacks a key a later version of the protocol added.
-RESUME_HINTS = {
-    "train.early_failure.whole_pool": "it was made with the forecast rule's first version: "
-    "resume it with --early-failure forecast-v1, or ",
-}
+def resume_hint(differences: Mapping[str, tuple]) -> str:
+    """What resumes a folder whose protocol an earlier version wrote: the early-failure flag
+    that records the same rule as the folder did ("" when none does)."""
+    held = {key: old for key, (old, _) in differences.items()}
+    if held.get("train.early_failure.name", None) is _ABSENT and "train.patience_steps" in held:
+        # Written before the rules were objects: no rule, or a patience window.
+        window = held["train.patience_steps"]
+        if window is None:
+            return ("it was made with no early-failure rule: resume it with "
+                    "--early-failure off, or ")
+        return (f"it was made with a patience window of {window} steps: resume it with "
+                f"--early-failure {window}, or ")
+    if held.get("train.early_failure.whole_pool", None) is _ABSENT:
+        return ("it was made with the forecast rule's first version: resume it with "
+                "--early-failure forecast-v1, or ")
+    return ""
 
 
 def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
@@ -91,7 +101,7 @@ def protocol_summary(protocol: Mapping[str, Any], model: str | None = None, *,
                 f"seeds {{{', '.join(str(x) for x in seeds)}}}")
         start = f" from N = {search['n_start']:,}" if "n_start" in search else ""
         if rule and rule["name"] == "forecast":
-            # The first version also decided the probe of the whole pool (RESUME_HINTS).
+            # The first version also decided the probe of the whole pool (resume_hint).
             rule = {"name": "forecast" if rule.get("whole_pool") is False else "forecast-v1"}
     else:
         grid, start = f"{len(lrs)} lr × {len(seeds)} seeds", ""

@@ -54,6 +54,19 @@ def test_a_folder_of_the_first_forecast_rule_is_told_how_to_resume(tmp_path):
     assert "forecast-v1" not in str(info.value)
 
 
+@pytest.mark.parametrize("window,flag", [(None, "off"), (500, "500")])
+def test_a_folder_from_before_the_rules_is_told_its_own_flag(tmp_path, window, flag):
+    # Such folders recorded no rule, or a patience window, as two keys of their own; a run
+    # under the default forecast rule was once told to resume them with forecast-v1.
+    ResultsFolder(tmp_path).check_protocol(
+        {**PROTOCOL, "train": {"patience_steps": window, "min_improvement": 0.5}})
+    now = {**PROTOCOL, "train": {"early_failure": {"name": "forecast", "gap": 0.02}}}
+    with pytest.raises(ProtocolMismatch) as info:
+        ResultsFolder(tmp_path).check_protocol(now)
+    assert f"resume it with --early-failure {flag}, or" in str(info.value)
+    assert "forecast-v1" not in str(info.value)
+
+
 def test_force_replaces_the_protocol(tmp_path):
     ResultsFolder(tmp_path).check_protocol(PROTOCOL)
     other = {**PROTOCOL, "max_steps": 10}
