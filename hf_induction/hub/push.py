@@ -85,17 +85,18 @@ def push_checkpoint(
     with tempfile.TemporaryDirectory(prefix="hf-induction-checkpoint-") as tmp:
         staging = Path(tmp)
         # save_pretrained writes config.json (+ auto_map and the code files of classes
-        # registered with register_for_auto_class) and model.safetensors.
-        model.save_pretrained(staging, safe_serialization=True)
+        # registered with register_for_auto_class) and model.safetensors, on any rank.
+        from ..models.build import save_model
+
+        try:
+            save_model(model, staging)
+        except RuntimeError as e:
+            raise HubError(f"{e} (for {repo_id})") from None
         if tokenizer is not None:
             tokenizer.save_pretrained(staging)
         write_model_card(staging, repo_id, card_fields, model_config=model.config,
                          template_path=template_path)
         write_eval_results(staging, card_fields)
-        if not (staging / "model.safetensors").exists() and not list(
-            staging.glob("model-*.safetensors")
-        ):
-            raise HubError(f"save_pretrained wrote no safetensors weights for {repo_id}")
         return upload_folder_once(
             staging,
             repo_id,

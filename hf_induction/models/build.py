@@ -66,6 +66,28 @@ def transformers_bars_off() -> Iterator[None]:
             hf_logging.enable_progress_bar()
 
 
+def save_model(model: PreTrainedModel, directory) -> None:
+    """``model.save_pretrained(directory)`` (safetensors, config, the code of a model of ours)
+    from whichever process calls it.
+
+    transformers 5 writes nothing, silently, on a rank other than 0 once torch.distributed is
+    initialised (``should_save_on_this_rank``): it assumes data parallelism, where rank 0
+    holds the same weights. Our launches give each process jobs of its own, so rank 1's
+    model exists nowhere else; this instance is told to save wherever it is."""
+    from pathlib import Path
+
+    model.should_save_on_this_rank = lambda is_main_process: is_main_process
+    try:
+        with transformers_bars_off():
+            model.save_pretrained(directory, safe_serialization=True)
+    finally:
+        del model.should_save_on_this_rank
+    directory = Path(directory)
+    if not (directory / "model.safetensors").exists() and not list(
+            directory.glob("model-*.safetensors")):
+        raise RuntimeError(f"save_pretrained wrote no safetensors weights into {directory}")
+
+
 def vocabulary(vocab) -> tuple[int, dict[str, int]]:
     """(size, special token ids) of ``vocab``: a task's ``Vocab`` (anything with ``size`` and
     ``special_token_ids()``), whose BOS, EOS and PAD the config then carries, or a bare size,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..models.build import transformers_bars_off
+from ..models.build import save_model
 from ..results import NstarRow, checkpoint_name
 from ..results.checkpoints import TRAINED_ON
 from ..tasks import hub_dataset_id
@@ -41,8 +41,7 @@ def keep_checkpoint(model, cell, path: Path, trained_on: Mapping[str, Any]) -> P
         shutil.rmtree(stale, ignore_errors=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
-        with transformers_bars_off():
-            model.save_pretrained(staging, safe_serialization=True)
+        save_model(model, staging)
         build_tokenizer(cell).save_pretrained(staging)
         (staging / TRAINED_ON).write_text(json.dumps(dict(trained_on), indent=1) + "\n",
                                           encoding="utf-8")

@@ -188,3 +188,20 @@ def test_only_the_kernel_fallback_lines_are_dropped():
         logging.getLogger("transformers").removeHandler(handler)
     assert "a kernel could not be loaded" in seen
     assert not [message for message in seen if KERNEL_FALLBACK in message]
+
+
+def test_a_model_is_saved_from_a_process_other_than_rank_0(tmp_path, monkeypatch):
+    # Under torchrun each process trains jobs of its own; transformers 5 writes nothing on
+    # rank 1 once torch.distributed is up (it assumes data parallelism). Rank 1, as it sees it:
+    import transformers.distributed.mixin as mixin
+
+    from hf_induction.models.build import save_model
+
+    monkeypatch.setattr(mixin, "_is_torch_distributed_initialized", lambda: True)
+    monkeypatch.setattr(mixin, "_get_torch_distributed_rank", lambda: 1)
+    model = build_model("gpt2_offset", vocab_size=12, preset="tiny")
+    model.save_pretrained(tmp_path / "plain")
+    assert not (tmp_path / "plain" / "model.safetensors").exists()  # the pitfall itself
+    save_model(model, tmp_path / "ours")
+    assert {"config.json", "model.safetensors"} <= {p.name for p in (tmp_path / "ours").iterdir()}
+    assert "should_save_on_this_rank" not in vars(model)  # the instance is left as it was
