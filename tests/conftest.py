@@ -13,6 +13,12 @@ _CACHE = tempfile.mkdtemp(prefix="hf-induction-datasets-cache-")
 os.environ["HF_DATASETS_CACHE"] = _CACHE
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
+# One torch thread per process. `pytest -n auto` runs a process per core, and the commands
+# the tests launch run beside them: at torch's default (a thread per core in each) the cores
+# are oversubscribed, and OpenMP's waiting threads made tiny ops 10-100x slower (a 0.15 s model
+# test took 16 s in the full suite). Set before torch is imported; subprocesses inherit it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 # The local Hub stand-in (`hub_server` fixture) for every test folder.
 pytest_plugins = ["tests.hub_standin.pytest_plugin"]
 
