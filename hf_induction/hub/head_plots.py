@@ -79,7 +79,9 @@ def plot_patching(rows: Sequence[Row], path: Path, title: str) -> Path:
     """Per kind, the heads by Δ loss (rank 1 on top), at most `MAX_BARS` of them."""
     kinds = list(dict.fromkeys(r["kind"] for r in rows))
     shown = max(min(MAX_BARS, sum(r["kind"] == k for r in rows)) for k in kinds)
-    fig, axes = plt.subplots(1, len(kinds), squeeze=False,
+    # One loss scale for both kinds: a panel of its own would blow noise (1e-8) up to the
+    # width of a real effect.
+    fig, axes = plt.subplots(1, len(kinds), squeeze=False, sharex=True,
                              figsize=(4.5 * len(kinds), 1.0 + 0.25 * shown))
     for ax, kind in zip(axes[0], kinds, strict=True):
         ranked = sorted((r for r in rows if r["kind"] == kind), key=lambda r: r["rank"])

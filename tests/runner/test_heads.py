@@ -247,7 +247,7 @@ def test_a_folder_from_before_the_tables_reads_them_empty(tmp_path):
     from hf_induction.runner.report import render_tables
     from tests.runner.helpers import ROOT
 
-    published = ROOT / "results" / "lengthgen"
+    published = ROOT / "results" / "cpu"  # published before the heads tables existed
     assert not (published / "heads").exists()
     folder = ResultsFolder.existing(published)
     assert folder.read_heads() == [] and folder.read_patching() == []
