@@ -31,6 +31,7 @@ A head the mechanism runs through shows it as a rise in loss and a fall in exact
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -115,7 +116,8 @@ def edge_patching(model: PreTrainedModel, prompts: HeadPrompts | Sequence[HeadPr
                   batch_size: int = 64) -> list[dict]:
     """Patch every head (or ``heads``, (layer, head) pairs) for each kind in ``kinds``.
 
-    Returns one row per (layer, head, kind), largest rise in loss first: ``layer``, ``head``,
+    Returns one row per (layer, head, kind), largest rise in loss first (a loss that is not a
+    number last): ``layer``, ``head``,
     ``kind``, ``ce``, ``exact_match``, ``base_ce``, ``base_exact_match``, ``delta_ce``
     (patched minus clean), ``delta_exact_match`` and ``n_edges`` (edges swapped). ValueError
     for an unknown kind; `NoAttention` (a ValueError) for a model without attention layers on
@@ -142,4 +144,10 @@ def edge_patching(model: PreTrainedModel, prompts: HeadPrompts | Sequence[HeadPr
              "base_exact_match": base.exact_match, "delta_ce": t.ce - base.ce,
              "delta_exact_match": t.exact_match - base.exact_match, "n_edges": n_edges}
             for (layer, head, kind), t in tallies.items()]
-    return sorted(rows, key=lambda row: -row["delta_ce"])
+    return sorted(rows, key=_by_rise)
+
+
+def _by_rise(row: dict) -> tuple[bool, float]:
+    # The largest rise in loss first; a head whose loss is not a number (nothing scored) last.
+    value = row["delta_ce"]
+    return (not math.isfinite(value), -value if math.isfinite(value) else 0.0)

@@ -5,6 +5,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
 from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedConfig, PreTrainedModel
 
@@ -74,8 +75,6 @@ def save_model(model: PreTrainedModel, directory) -> None:
     initialised (``should_save_on_this_rank``): it assumes data parallelism, where rank 0
     holds the same weights. Our launches give each process jobs of its own, so rank 1's
     model exists nowhere else; this instance is told to save wherever it is."""
-    from pathlib import Path
-
     model.should_save_on_this_rank = lambda is_main_process: is_main_process
     try:
         with transformers_bars_off():

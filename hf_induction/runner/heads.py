@@ -15,7 +15,6 @@ is recorded; ``heads.json`` is rewritten from the tables at the end.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -218,10 +217,11 @@ class SetScorer:
         return added[0], added[1]
 
     def _patch(self, model, prompts, common) -> int:
+        # Ranked by the rise in loss already (`edge_patching`): a kind's rows keep that order.
         rows = edge_patching(model, prompts, batch_size=self.options.batch_size)
         added = 0
         for kind in KINDS:
-            ranked = sorted((r for r in rows if r["kind"] == kind), key=_by_delta)
+            ranked = [r for r in rows if r["kind"] == kind]
             for rank, r in enumerate(ranked, start=1):
                 key = self.patching_key(kind, r["layer"], r["head"])
                 if self.folder.find_patching(key) is None:
@@ -229,12 +229,6 @@ class SetScorer:
                         key=key, rank=rank, finished_at=_now(), **common, **r))
                     added += 1
         return added
-
-
-def _by_delta(row: dict) -> tuple[bool, float]:
-    # The largest rise in loss first; a head whose loss is not a number (nothing scored) last.
-    value = row["delta_ce"]
-    return (not math.isfinite(value), -value if math.isfinite(value) else 0.0)
 
 
 def _now() -> str:
