@@ -80,7 +80,7 @@ def grid(args) -> dict:
     from hf_induction.models import build_model
 
     data = echo_data()
-    steps = 5 if args.quick else 50
+    steps = 2 if args.quick else 50
     out = {}
     for name in ("dense_ssm", "lstm", "gpt2", "rope"):
         settings = timing_settings(steps, (1e-3, 1e-4, 1e-5), device=args.device)
@@ -126,7 +126,7 @@ def stacking(args) -> dict:
 def paper_probe(args) -> dict:
     """One probe of the paper's protocol with early failure, through the command line."""
     with tempfile.TemporaryDirectory() as tmp:
-        budget = (["--max-steps", "100", "--eval-every", "50", "--early-failure", "forecast"]
+        budget = (["--max-steps", "20", "--eval-every", "10", "--early-failure", "forecast"]
                   if args.quick else ["--early-failure", "forecast"])
         cmd = [sys.executable, str(ROOT / "scripts" / "nstar.py"), "--dataset", "modadd",
                "--config", "acot_L10_uniform", "--model", "dense_ssm", "--preset",

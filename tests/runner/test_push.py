@@ -12,21 +12,52 @@ ARGS = ["--dataset", "modadd", "--config", "acot_L4_m3", "--model", "dense_ssm",
         "--n-start", "4", "--no-progress"]
 
 
-def test_results_and_the_nstar_checkpoint_reach_the_hub(hub_server, tmp_path):
+def test_a_failed_push_is_one_line_and_keeps_the_results(hub_server, tmp_path):
     out = tmp_path / "results"
-    done = hub_server.run([sys.executable, NSTAR, *ARGS, "--out", str(out), "--push-to-hub",
-                           "lab/induction-results", "--push-checkpoints"], timeout=600,
-                          cwd=str(ROOT))
-    assert done.returncode == 0, done.stderr[-3000:]
+    hub_server.set_bad_token("hf_bad")
+    done = hub_server.run([sys.executable, NSTAR, *ARGS, "--max-steps", "10", "--seeds", "10",
+                           "--out", str(out),
+                           "--push-to-hub", "lab/r"], env={"HF_TOKEN": "hf_bad"},
+                          timeout=600, cwd=str(ROOT))
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].startswith("nstar.py: error:")
+    assert (out / "nstar" / "rank0.jsonl").read_text().strip()
+
+
+def test_a_failed_checkpoint_push_is_retried_and_results_and_checkpoint_reach_the_hub(
+        hub_server, tmp_path):
+    """One search, three launches: the first's checkpoint push is refused, the rerun pushes
+    it, a third pushes nothing; then a fresh process reads the rows and the checkpoint back."""
+    out = tmp_path / "results"
+    # A loose ε finds an N* (all a checkpoint push needs) in a few seconds.
+    args = [sys.executable, NSTAR, *ARGS, "--epsilon", "1e-2", "--out", str(out),
+            "--push-to-hub", "lab/retried", "--push-checkpoints"]
+    # The model repo's commit is refused (not a transient error): the search has finished,
+    # its row is written, and the push is what is left.
+    hub_server.fail_next("POST", r"/api/models/lab/retried-.*/commit/", "403", times=1)
+    first = hub_server.run(args, timeout=600, cwd=str(ROOT))
+    assert first.returncode == 1, first.stderr[-2000:]
+    assert first.stderr.strip().splitlines()[-1].startswith("nstar.py: error:")
     row = json.loads((out / "nstar" / "rank0.jsonl").read_text().splitlines()[0])
     assert row["n_star"] is not None, "the budget should let this cell succeed"
-    repo = f"lab/induction-results-dense_ssm-acot_L4_m3-n{row['n_star']}"
-    assert f"checkpoint pushed to {repo}" in done.stdout
+    assert not (out / "pushes" / "rank0.jsonl").read_text().strip()
+    again = hub_server.run(args, timeout=600, cwd=str(ROOT))
+    assert again.returncode == 0, again.stderr[-2000:]
+    (pushed,) = [json.loads(x) for x in (out / "pushes" / "rank0.jsonl").read_text().splitlines()]
+    repo = f"lab/retried-dense_ssm-acot_L4_m3-n{row['n_star']}"
+    assert pushed["repo_id"] == repo
+    assert f"checkpoint pushed to {repo}" in again.stdout
+    # The stand-in's own record of the repo's commits (no client process to start for it).
+    commits = (hub_server.root / "repos" / "model" / repo / "commits").glob("*.json")
+    assert any("model.safetensors" in json.loads(c.read_text())["files"] for c in commits)
+    # A third run pushes nothing again.
+    third = hub_server.run(args, timeout=600, cwd=str(ROOT))
+    assert third.returncode == 0 and "checkpoint pushed" not in third.stdout
     check = textwrap.dedent(f"""
         import json, torch
         from datasets import load_dataset
         from transformers import AutoModelForCausalLM, AutoTokenizer
-        nstar = load_dataset("lab/induction-results", "nstar", split="train")
+        nstar = load_dataset("lab/retried", "nstar", split="train")
         model = AutoModelForCausalLM.from_pretrained("{repo}", trust_remote_code=True)
         tok = AutoTokenizer.from_pretrained("{repo}", trust_remote_code=True)
         ids = torch.tensor([tok("1 2 0 2").input_ids])
@@ -52,43 +83,6 @@ def test_results_and_the_nstar_checkpoint_reach_the_hub(hub_server, tmp_path):
     assert not got["module"].startswith("hf_induction")
     # States of 1, 2, 0, 2 in Z_3 are 1, 0, 0, 2: a checkpoint at N* predicts them.
     assert got["pred"][0][1:] == [1, 0, 0, 2]
-
-
-def test_a_failed_push_is_one_line_and_keeps_the_results(hub_server, tmp_path):
-    out = tmp_path / "results"
-    hub_server.set_bad_token("hf_bad")
-    done = hub_server.run([sys.executable, NSTAR, *ARGS, "--max-steps", "50", "--out", str(out),
-                           "--push-to-hub", "lab/r"], env={"HF_TOKEN": "hf_bad"},
-                          timeout=600, cwd=str(ROOT))
-    assert done.returncode == 1
-    assert done.stderr.strip().splitlines()[-1].startswith("nstar.py: error:")
-    assert (out / "nstar" / "rank0.jsonl").read_text().strip()
-
-
-def test_a_failed_checkpoint_push_is_retried_by_the_rerun(hub_server, tmp_path):
-    out = tmp_path / "results"
-    # A loose ε finds an N* (all a checkpoint push needs) in a few seconds.
-    args = [sys.executable, NSTAR, *ARGS, "--epsilon", "1e-2", "--out", str(out),
-            "--push-to-hub", "lab/retried", "--push-checkpoints"]
-    # The model repo's commit is refused (not a transient error): the search has finished,
-    # its row is written, and the push is what is left.
-    hub_server.fail_next("POST", r"/api/models/lab/retried-.*/commit/", "403", times=1)
-    first = hub_server.run(args, timeout=600, cwd=str(ROOT))
-    assert first.returncode == 1, first.stderr[-2000:]
-    assert first.stderr.strip().splitlines()[-1].startswith("nstar.py: error:")
-    assert (out / "nstar" / "rank0.jsonl").read_text().strip()
-    assert not (out / "pushes" / "rank0.jsonl").read_text().strip()
-    again = hub_server.run(args, timeout=600, cwd=str(ROOT))
-    assert again.returncode == 0, again.stderr[-2000:]
-    (pushed,) = [json.loads(x) for x in (out / "pushes" / "rank0.jsonl").read_text().splitlines()]
-    assert pushed["repo_id"].startswith("lab/retried-dense_ssm-acot_L4_m3-n")
-    assert f"checkpoint pushed to {pushed['repo_id']}" in again.stdout
-    # The stand-in's own record of the repo's commits (no client process to start for it).
-    commits = (hub_server.root / "repos" / "model" / pushed["repo_id"] / "commits").glob("*.json")
-    assert any("model.safetensors" in json.loads(c.read_text())["files"] for c in commits)
-    # A third run pushes nothing again.
-    third = hub_server.run(args, timeout=600, cwd=str(ROOT))
-    assert third.returncode == 0 and "checkpoint pushed" not in third.stdout
 
 
 def test_a_push_mirrors_the_folder(hub_server, tmp_path):
