@@ -33,3 +33,33 @@ def torch_threads_kept():
     yield
     if threads is not None and torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
+
+
+# The files whose tests take longest (seconds on a 2-core machine, `--durations`), run first.
+# pytest-xdist's `--dist loadfile` hands whole files to whichever worker is free, in collection
+# order; a long file collected last (the stock trainers, the harness) left one worker alone for
+# a minute at the end. Longest first, the two workers finish together.
+SLOW_FILES = (
+    "tests/runner/test_reliability.py",
+    "tests/training/test_stock_trainers.py",
+    "tests/runner/test_schedule.py",
+    "tests/runner/test_push.py",
+    "tests/package/test_wheel.py",
+    "tests/runner/test_cli.py",
+    "tests/tasks/test_lm_eval_tasks.py",
+    "tests/results/test_published_folders.py",
+    "tests/tasks/test_limits.py",
+    "tests/runner/test_device_check.py",
+    "tests/models/test_remote_code.py",
+    "tests/hub/test_hub_space.py",
+    "tests/training/test_replay.py",
+    "tests/hub/test_hub_checkpoint.py",
+    "tests/hub/test_hub_standin_clients.py",
+    "tests/runner/test_tracking.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {path: i for i, path in enumerate(SLOW_FILES)}
+    # A stable sort: each file's tests stay together and in their order.
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
