@@ -4,9 +4,11 @@
     python scripts/device_check.py --device cuda --json build/device_check.json
     python scripts/device_check.py --device cpu --preset tiny --quick   # the same path on a CPU
 
-Four measurements, each guarded so that a failure or the time budget ends that one only:
+Five measurements, each guarded so that a failure or the time budget ends that one only:
 - step_time: seconds per Adam step of every registered model at the preset, batch 64,
   length 20 (the paper's), and tokens per second;
+- delta_rule: the chunked delta rule (DeltaNet, Gated DeltaNet) against its recurrent
+  reference, training steps at T = 64 and 256;
 - grid: the paper's 15-run grid (3 learning rates x 5 seeds) trained as one stacked model
   against one run timed alone (x15), same steps;
 - stacking: the stacked grid's step time at k = 1, 2, 4, ... runs, and the largest k whose
@@ -38,14 +40,15 @@ def synchronise(device: str) -> None:
         torch.cuda.synchronize(device)
 
 
-def seconds_per_step(model, device: str, steps: int, batch: int = 64) -> float:
+def seconds_per_step(model, device: str, steps: int, batch: int = 64,
+                     length: int = PAPER_LENGTH) -> float:
     """Best of ``steps`` Adam steps after one untimed warm-up, device-synchronised."""
     import torch
 
     from hf_induction.training import causal_lm_loss
     from hf_induction.training.steps import logits_of
 
-    ids = torch.randint(0, VOCAB - 4, (batch, PAPER_LENGTH),
+    ids = torch.randint(0, VOCAB - 4, (batch, length),
                         generator=torch.Generator().manual_seed(0)).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     best = float("inf")
@@ -72,6 +75,24 @@ def step_time(args) -> dict:
         out[f"{name}_step_s"] = seconds
         out[f"{name}_tokens_per_s"] = 64 * PAPER_LENGTH / seconds
         out[f"{name}_parameters"] = sum(p.numel() for p in model.parameters())
+    return out
+
+
+def delta_rule(args) -> dict:
+    """The chunked delta rule against its step-by-step reference on this device (the CPU
+    figures: bench/delta_rule_chunked_vs_recurrent.py), batch 16, T = 64 and 256."""
+    from hf_induction.models import build_model
+
+    out = {}
+    for name in ("deltanet", "gated_deltanet"):
+        for length in (64, 256):
+            for kernel in ("chunked", "recurrent"):
+                model = build_model(name, VOCAB, args.preset,
+                                    delta_rule_kernel=kernel).to(args.device)
+                out[f"{name}_{kernel}_T{length}_step_s"] = seconds_per_step(
+                    model, args.device, 2 if args.quick else 5, batch=16, length=length)
+            out[f"{name}_chunked_vs_recurrent_T{length}"] = (
+                out[f"{name}_recurrent_T{length}_step_s"] / out[f"{name}_chunked_T{length}_step_s"])
     return out
 
 
@@ -147,8 +168,8 @@ def paper_probe(args) -> dict:
             "paper_probe_command": " ".join(cmd[1:])}
 
 
-MEASUREMENTS = {"step_time": step_time, "grid": grid, "stacking": stacking,
-                "paper_probe": paper_probe}
+MEASUREMENTS = {"step_time": step_time, "delta_rule": delta_rule, "grid": grid,
+                "stacking": stacking, "paper_probe": paper_probe}
 
 
 def main(argv=None) -> int:

@@ -21,6 +21,8 @@ def test_device_check_runs_on_the_cpu_and_writes_every_figure(tmp_path):
 
     for name in MODEL_NAMES:
         assert figures[f"{name}_step_s"] > 0 and figures[f"{name}_parameters"] > 0
+    for name in ("deltanet", "gated_deltanet"):
+        assert figures[f"{name}_chunked_vs_recurrent_T256"] > 0
     for name in ("dense_ssm", "lstm", "gpt2", "rope"):
         assert figures[f"{name}_stacked_15_s"] > 0 and figures[f"{name}_sequential_15_s"] > 0
     assert figures["dense_ssm_free_runs"] >= 1 and figures["gpt2_stacked_1_step_s"] > 0
