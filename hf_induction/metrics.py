@@ -47,6 +47,12 @@ def _shifted(predictions_or_logits: Any, labels: Any) -> tuple[np.ndarray, np.nd
     return predictions[..., :-1], labels[..., 1:]
 
 
+def outputs_and_targets(predictions_or_logits: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(predicted ids [B, T-1], targets [B, T-1]): each output beside the label it is scored
+    against, for a family's own metrics (a line's exact match, an error's position)."""
+    return _shifted(predictions_or_logits, labels)
+
+
 def _state_mask(labels: np.ndarray, group_order: int | None) -> np.ndarray:
     if group_order is None:
         return labels != IGNORE

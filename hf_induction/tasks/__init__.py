@@ -1,5 +1,6 @@
 """Tasks: the `TaskCell` protocol, the family registry, the group word problems
-(``word_problems``), retrieval and copy, sampling without replacement and the token layout.
+(``word_problems``), retrieval, copy and the natural scenarios (``lorem``, ``git``), sampling
+without replacement and the token layout.
 
 Pure numpy; nothing here knows about torch or models.
 """

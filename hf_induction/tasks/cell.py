@@ -1,13 +1,13 @@
 """The `TaskCell` protocol every family implements, and `Examples`, a cell's split as arrays.
 
-A *family* is one Hub dataset (``modadd``, ``permutation``, ``retrieval``, ``copy``); a *cell*
-is one config of it (``acot_L10_uniform``, ``NRLast_L10_V16``), a frozen `TaskCell`. The
-family's cell class owns everything that is specific to it: its name grammar, vocabulary and
-special tokens, the exact pool of distinct items per length, a generator of those items, the
-token layout of a row, the semantic columns and the metrics. Everything shared lives here
-(lengths in play, the κ cells) and in ``sampling`` (the train / validation / test splits,
-drawn without replacement from per-length streams, and `sampling.generate`). Adding a family
-is one module with a `TaskCell` subclass and one line in ``registry.FAMILIES``.
+A *family* is one Hub dataset (``modadd``, ``permutation``, ``retrieval``, ``copy``, ``lorem``,
+``git``); a *cell* is one config of it (``acot_L10_uniform``, ``NRLast_L10_V16``), a frozen
+`TaskCell`. The family's cell class owns everything that is specific to it: its name grammar,
+vocabulary and special tokens, the exact pool of distinct items per length, a generator of
+those items, the token layout of a row, the semantic columns and the metrics. Everything shared
+lives here (lengths in play, the κ cells) and in ``sampling`` (the train / validation / test
+splits, drawn without replacement from per-length streams, and `sampling.generate`). Adding a
+family is one module with a `TaskCell` subclass and one line in ``registry.FAMILIES``.
 """
 
 from __future__ import annotations
@@ -189,6 +189,15 @@ class TaskCell:
     def token_length(self, n: int) -> int:
         """Tokens of an example of length n (``input_ids``)."""
         raise NotImplementedError
+
+    def answer_tokens(self, n: int) -> int:
+        """Symbol targets of an example of length n: what its exact match asks to be right."""
+        return n
+
+    def metric_chance(self, metric: str) -> float | None:
+        """What uniform guessing scores on a metric of the family's own (one `chance` does not
+        know), None if it depends on the rows."""
+        return None
 
     def draw_cost(self, n: int) -> int:
         """Big-integer products one draw at length n takes before its rows (0 for a family

@@ -20,14 +20,16 @@ def split_sizes(cell: TaskCell, split: str) -> dict[int, int]:
 
 def chance_level(cell: TaskCell, metric: str, sizes: Mapping[int, int]) -> float | None:
     """What uniform guessing scores on ``metric`` over ``sizes`` (examples per length): one
-    symbol of the cell's alphabet in |alphabet| per answer, all n of a length-n answer for
-    exact match, 0 for an accuracy normalised by chance; None for a metric not known here."""
+    symbol of the cell's alphabet in |alphabet| per answer, all of a length-n answer's
+    `answer_tokens` for exact match, 0 for an accuracy normalised by chance; a metric of one
+    family's own is the family's (`TaskCell.metric_chance`), None where nobody knows it."""
     per_symbol = 1.0 / cell.alphabet_size
     if metric.startswith("normalised_"):
         return 0.0
     if metric == "exact_match":
         total = sum(sizes.values())
-        return math.fsum(k * per_symbol**n for n, k in sizes.items()) / total if total else None
+        return math.fsum(k * per_symbol ** cell.answer_tokens(n)
+                         for n, k in sizes.items()) / total if total else None
     if metric in ("accuracy", "token_accuracy", "state_accuracy", "final_state_accuracy"):
         return per_symbol
-    return None
+    return cell.metric_chance(metric)

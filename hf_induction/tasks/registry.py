@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from .cell import TaskCell
 from .copying import CopyConfig
+from .git import GitConfig
+from .lorem import LoremConfig
 from .retrieval import RetrievalConfig
 from .word_problems import TaskConfig
 
@@ -16,6 +18,8 @@ FAMILIES: dict[str, type[TaskCell]] = {
     "permutation": TaskConfig,
     "retrieval": RetrievalConfig,
     "copy": CopyConfig,
+    "lorem": LoremConfig,
+    "git": GitConfig,
 }
 DATASETS: tuple[str, ...] = tuple(FAMILIES)
 # Where the families are published: induction-bias/<dataset> on the Hub.

@@ -75,10 +75,14 @@ def first_occurrences(rows: np.ndarray, hashes: np.ndarray | None = None) -> np.
     return np.sort(order[np.concatenate([[True], ~same])])
 
 
-def distinct_draws(draw, count: int, rng: np.random.Generator) -> np.ndarray:
+def distinct_draws(draw, count: int, rng: np.random.Generator,
+                   first: int = FIRST_CHUNK) -> np.ndarray:
     """The first ``count`` distinct rows of the draws ``draw(rng, size)`` makes, in doubling
-    chunks from one generator (prefix-stable: more rows never change the earlier ones)."""
-    chunks, hashes, size = [], [], FIRST_CHUNK
+    chunks from one generator (prefix-stable: more rows never change the earlier ones).
+    ``first`` is the first chunk's size, fixed by the family (not by ``count``, or the rows
+    would change with it): a family of long rows asks for a small one, so that a test split's
+    few rows a length do not cost a full chunk each."""
+    chunks, hashes, size = [], [], first
     while True:
         chunks.append(draw(rng, size))
         hashes.append(_row_hashes(chunks[-1]) if chunks[-1].ndim == 2 else None)
@@ -261,3 +265,15 @@ def generate(cell: TaskCell, split: str, size: int | None = None, seed: int = 0)
     """
     items, lengths = sample_split(cell, split, size, seed)
     return cell.encode(items, lengths)
+
+
+def generate_lengths(cell: TaskCell, lengths: tuple[int, ...], size: int | None = None,
+                     seed: int = 0) -> Examples:
+    """Test rows of ``cell`` at ``lengths`` of the caller's choosing (a word problem's L+1..2L,
+    where its own test split is 2L only): ``size`` rows (default 2,000) spread over them as a
+    test split spreads its own, each length's rows the first of that length's test stream, so
+    at a length a test split of the cell holds too the rows are that split's."""
+    caps = {n: cell.pool_size(n) for n in lengths}
+    sizes = _spread(TEST_SIZE if size is None else size, caps)
+    return cell.encode(*_stack(cell, [(n, stream(cell, n, k, seed, purpose=TEST))
+                                      for n, k in sizes.items() if k]))

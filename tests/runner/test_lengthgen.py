@@ -102,15 +102,22 @@ def test_a_sweep_asks_for_checks_without_searches(tmp_path):
     assert [str(c) for c in sweep.lengthgen_cells] == ["UF_L4", "NB_L4_uniform"]
 
 
-def test_nstar_and_kappa_run_on_the_new_families_unchanged(tmp_path):
-    out = tmp_path / "copy-kappa"
-    proc = run_cli(["--dataset", "copy", "--config", "UB_L3_uniform_V9", "--model", "lstm",
+@pytest.mark.parametrize("dataset,config,by_length,extra", [
+    ("copy", "UB_L3_uniform_V9", ["UB_L2_V9", "UB_L3_V9"], []),
+    ("lorem", "copy_L6_uniform_V3", ["copy_L5_V3", "copy_L6_V3"], []),
+    # Histories have no small pool: the searches are held to 64 rows (half the time).
+    ("git", "revert_L3_uniform", ["revert_L2", "revert_L3"], ["--n-max", "64"]),
+], ids=["copy", "lorem", "git"])
+def test_nstar_and_kappa_run_on_the_new_families_unchanged(tmp_path, dataset, config,
+                                                           by_length, extra):
+    out = tmp_path / f"{dataset}-kappa"
+    proc = run_cli(["--dataset", dataset, "--config", config, "--model", "lstm",
                     "--max-steps", "40", "--eval-every", "20", "--lrs", "0.01", "--seeds", "1",
-                    "--n-start", "4", "--kappa", "--no-progress", "--out", str(out)])
+                    "--n-start", "4", "--kappa", "--no-progress", "--out", str(out), *extra])
     assert proc.returncode == 0, proc.stderr
     folder = ResultsFolder(out)
-    # N*_2, N*_3 and N*_joint (2..3), then κ from them, as for a word problem.
-    assert sorted(r.config for r in folder.read_nstar()) == ["UB_L2_V9", "UB_L3_V9",
-                                                              "UB_L3_uniform_V9"]
+    # N*_n at each length and N*_joint over all of them, then κ from them, as for a word
+    # problem.
+    assert sorted(r.config for r in folder.read_nstar()) == sorted([*by_length, config])
     (kappa,) = folder.read_kappa()
-    assert kappa.config == "UB_L3_uniform_V9" and len(kappa.nstar_by_length) == 2
+    assert kappa.config == config and len(kappa.nstar_by_length) == len(by_length)

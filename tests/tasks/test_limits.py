@@ -21,6 +21,8 @@ FAMILIES = [
     ("retrieval", "NLLast_L{L}_uniform_V{m}", "V"),
     ("copy", "UF_L{L}_V{m}", "V"),
     ("copy", "NB_L{L}_s2l_V{m}", "V"),
+    ("lorem", "copy_L{L}_uniform", None),
+    ("git", "cherry_pick_L{L}", None),
 ]
 
 
