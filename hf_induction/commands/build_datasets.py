@@ -1,7 +1,8 @@
 """Materialise task configs into a folder laid out as a Hub dataset repo (parquet + card).
 
     python scripts/build_datasets.py --dataset modadd --configs acot_L20 cot_L10_uniform \
-        --out build/hub/induction-bias/modadd [--train-size N] [--seed S] [--push-to-hub REPO]
+        --out build/hub/induction-bias/modadd [--train-size N] [--seed S] \
+        [--splits train validation] [--push-to-hub REPO]
 
 Then ``load_dataset("build/hub/induction-bias/modadd", "acot_L20")`` works offline.
 """
@@ -25,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="training rows per config (default: 100,000 or the pool)")
     p.add_argument("--seed", type=nonnegative_int, default=0,
                    help="the seed every split is drawn with")
+    p.add_argument("--splits", nargs="+", metavar="SPLIT", default=None,
+                   help="only these splits, e.g. train validation (what an in-context "
+                   "evaluation reads; default: every split of the config)")
     p.add_argument("--push-to-hub", metavar="REPO", default=None, type=repo_id,
                    help="upload the folder to this Hub dataset repo in one commit (default: no "
                    "upload)")
@@ -37,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     from hf_induction.data import build_folder  # after the arguments: usage errors are fast
 
     try:
-        info = build_folder(args.out, args.dataset, configs, template, args.train_size, args.seed)
+        info = build_folder(args.out, args.dataset, configs, template, args.train_size, args.seed,
+                            splits=args.splits)
     except ValueError as e:
         print(f"build_datasets.py: error: {e}", file=sys.stderr)
         return 2

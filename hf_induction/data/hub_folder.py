@@ -97,7 +97,7 @@ EVALUATION_FRAMEWORK = "hf-induction"
 
 def eval_spec(dataset: str, info: dict[str, dict]) -> dict:
     """``eval.yaml``: the Hub's benchmark registration (docs/hub/eval-results.md). One task
-    per config, scored on its validation split: the ``task_id`` a checkpoint's
+    per config that holds a validation split, scored on it: the ``task_id`` a checkpoint's
     ``.eval_results`` entry names is its config."""
     cell, paper = family(dataset), family(dataset).PAPER
     return {
@@ -105,7 +105,8 @@ def eval_spec(dataset: str, info: dict[str, dict]) -> dict:
         "description": f"{cell.TASK_NAME} task cells of {paper.title} ({paper.url}); a model "
                        "is scored by its loss on each config's validation split.",
         "evaluation_framework": EVALUATION_FRAMEWORK,
-        "tasks": [{"id": name, "config": name, "split": "validation"} for name in sorted(info)],
+        "tasks": [{"id": name, "config": name, "split": "validation"} for name in sorted(info)
+                  if "validation" in info[name]["rows"]],
     }
 
 
@@ -150,19 +151,27 @@ def render_card(template: str, dataset: str, info: dict[str, dict]) -> str:
 
 def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCell],
                  card_template: str, train_size: int | None = None, seed: int = 0,
-                 progress: bool = True) -> dict[str, dict]:
-    """Write every split of each config into ``out``; returns the folder's build info."""
+                 progress: bool = True, splits: Iterable[str] | None = None) -> dict[str, dict]:
+    """Write every split of each config into ``out`` (or only ``splits``, e.g. the train and
+    validation splits an in-context evaluation reads); returns the folder's build info."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    info = read_configs(out)
     configs = list(configs)
-    bar = tqdm(total=sum(len(c.splits) for c in configs), desc=f"building {dataset}",
-               disable=not progress)
+    splits = None if splits is None else list(splits)
     for cfg in configs:
         if cfg.dataset != dataset:
             raise ValueError(f"config {cfg} belongs to {cfg.dataset}, not {dataset}")
+        unknown = [s for s in splits or () if s not in cfg.splits]
+        if unknown or splits == []:
+            what = f"unknown split {', '.join(map(repr, unknown))}" if unknown else "no split"
+            raise ValueError(f"config {cfg}: {what}; allowed: {', '.join(cfg.splits)}")
+    chosen = {cfg: [s for s in cfg.splits if splits is None or s in splits] for cfg in configs}
+    out.mkdir(parents=True, exist_ok=True)
+    info = read_configs(out)
+    bar = tqdm(total=sum(map(len, chosen.values())), desc=f"building {dataset}",
+               disable=not progress)
+    for cfg in configs:
         rows = {}
-        for split in cfg.splits:
+        for split in chosen[cfg]:
             bar.set_postfix_str(f"{cfg}/{split}")
             ex = generate(cfg, split, train_size if split == "train" else None, seed)
             path = out / shard_path(str(cfg), split)
@@ -177,7 +186,7 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCel
             # Distinct items at the training lengths (before validation takes its share).
             "pool": f"{sum(cfg.pool_size(n) for n in cfg.lengths):,}",
             "lengths": f"{cfg.lengths[0]}..{cfg.lengths[-1]}", "seed": seed, "rows": rows,
-            "split_lengths": {s: cfg.split_label(s) for s in cfg.test_splits},
+            "split_lengths": {s: cfg.split_label(s) for s in cfg.test_splits if s in rows},
             "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION,
         }
         # Card and build info are rewritten after each config, so an interrupted build

@@ -1,12 +1,17 @@
 """lm-evaluation-harness tasks of the datasets: this folder is an ``--include_path``.
 
-    lm_eval --model hf --model_args pretrained=gpt2 \\
+    lm-eval run --model hf --model_args pretrained=gpt2 \\
         --include_path $(python -c "import hf_induction.lm_eval_tasks as t; print(t.FOLDER)") \\
-        --tasks induction_bias
+        --tasks induction_bias_retrieval
 
-The YAML files are written from `utils.TASKS` by ``python -m hf_induction.lm_eval_tasks``
-(tests check the shipped ones are what it writes): each task file ``include:``s the shared
-keys from `TEMPLATE` and adds its own; the prompts live in `utils`.
+The YAML files are written from `utils.FAMILIES` by ``python -m hf_induction.lm_eval_tasks``
+(tests check the shipped ones are what it writes), in the harness's own shape: the keys every
+task shares in `TEMPLATE`, each family's in its template (``_copy_template_yaml``), which a
+task file ``include:``s, adding its cell; a ``rule`` variant includes its bare task and adds
+the rule. Groups: ``induction_bias`` (every family), one per family
+(``induction_bias_copy``), per length of the families shipped at several
+(``induction_bias_L20``) and per prompt variant (``induction_bias_bare``,
+``induction_bias_rule``). The prompts live in `prompts`, the list of what ships in `utils`.
 """
 
 from __future__ import annotations
@@ -28,6 +33,13 @@ _FUNCTION = "__function__"
 # that the harness, which reads every ``*.yaml`` as a task or group, reads it only through
 # ``include:``.
 TEMPLATE = "_default_template_yaml"
+# Of every task and group (2: retrieval and copy read as the study's prompts).
+VERSION = 2.0
+
+
+def family_template(dataset: str) -> str:
+    """The file of a family's shared keys, named as `TEMPLATE` is."""
+    return f"_{dataset}_template_yaml"
 
 
 def template_config() -> dict:
@@ -37,33 +49,78 @@ def template_config() -> dict:
         "training_split": "train",
         "validation_split": "validation",
         "fewshot_split": "train",
-        "num_fewshot": 3,
-        "target_delimiter": " ",
-        "fewshot_delimiter": "\n\n",
         "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True,
-                         # The completion follows "States:" after a space; compare the words.
+                         # The completion follows the prompt after a space or a newline;
+                         # compare what is between.
                          "regexes_to_ignore": ["^\\s+", "\\s+$"]}],
-        "metadata": {"version": 1.0},
+        "metadata": {"version": VERSION},
     }
 
 
-def task_config(dataset: str, config: str, dataset_path: str) -> dict:
-    """One task: the template and what is its own (dataset, prompt, room for the answer)."""
+def family_config(dataset: str, dataset_path: str) -> dict:
+    """A family's shared keys: where its dataset is read and how its solved examples join."""
+    prompt = utils.PROMPTS[dataset]
+    return {"include": TEMPLATE, "dataset_path": dataset_path, "num_fewshot": prompt.shots,
+            "target_delimiter": prompt.target_delimiter,
+            "fewshot_delimiter": prompt.fewshot_delimiter}
+
+
+def task_config(dataset: str, config: str) -> dict:
+    """One cell's bare task: its family's keys and what is its own (config, prompt functions,
+    room for the answer)."""
     name = utils.task_name(dataset, config)
-    cell = utils.registry.parse(dataset, config)
+    prompt = utils.PROMPTS[dataset]
     # Room for the longest target in symbols of any tokenizer, and a margin.
-    words = cell.max_len if cell.kind in ("cot", "acot") or dataset == "copy" else 1
+    words = prompt.answer_words(utils.registry.parse(dataset, config))
     return {
-        "include": TEMPLATE,
+        "include": family_template(dataset),
         "task": name,
-        "tag": [f"{utils.GROUP}_{dataset}"],
-        "dataset_path": dataset_path,
         "dataset_name": config,
         "doc_to_text": f"{_FUNCTION}utils.{name}_text",
         "doc_to_target": f"{_FUNCTION}utils.{name}_target",
         # The harness merges included keys whole, so the task gives all of generation_kwargs.
-        "generation_kwargs": {"until": ["\n"], "do_sample": False, "max_gen_toks": 8 * words + 16},
+        "generation_kwargs": {"until": list(prompt.until), "do_sample": False,
+                              "max_gen_toks": 8 * words + 16},
     }
+
+
+def variant_config(dataset: str, config: str, variant: str) -> dict:
+    """A prompt variant of a cell's task: the bare task and what comes before its examples."""
+    cell = utils.registry.parse(dataset, config)
+    return {"include": f"{utils.task_name(dataset, config)}.yaml",
+            "task": utils.task_name(dataset, config, variant),
+            "description": utils.PROMPTS[dataset].description(cell, variant)}
+
+
+def tasks() -> list[tuple[str, str, str]]:
+    """(dataset, config, variant) of every task, each cell's variants together."""
+    return [(dataset, config, variant) for dataset, config in utils.TASKS
+            for variant in utils.PROMPTS[dataset].variants]
+
+
+def groups() -> dict[str, list[str]]:
+    """Every group and its members: the top group holds the family groups; a family group,
+    a length group (of the families listed by length) and a variant group hold tasks."""
+    lengths = {family.dataset: family.lengths for family in utils.FAMILIES}
+    members: dict[str, list[str]] = {utils.GROUP: []}
+    for dataset, config, variant in tasks():
+        family = f"{utils.GROUP}_{dataset}"
+        if family not in members:
+            members[utils.GROUP].append(family)
+        homes = [family, f"{utils.GROUP}_{variant}"]
+        n = utils.registry.parse(dataset, config).max_len
+        if n in lengths[dataset]:
+            homes.insert(1, f"{utils.GROUP}_L{n}")
+        for group in homes:
+            members.setdefault(group, []).append(utils.task_name(dataset, config, variant))
+    return members
+
+
+def group_config(name: str, members: list[str]) -> dict:
+    return {"group": name, "task": members,
+            "aggregate_metric_list": [{"metric": "exact_match", "aggregation": "mean",
+                                       "weight_by_size": False}],
+            "metadata": {"version": VERSION}}
 
 
 class _Dumper(yaml.SafeDumper):
@@ -75,30 +132,33 @@ _Dumper.add_representer(str, lambda dumper, s: dumper.represent_scalar(
 
 
 def _dump(data: dict) -> str:
-    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    # One line a string (a rule sentence reads whole), as the harness's own files write them.
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                     width=float("inf"))
     # lm-eval's `!function` tag, which safe_dump cannot write.
     return re.sub(rf"'?{_FUNCTION}([\w.]+)'?", r"!function \1", text)
 
 
 def write_tasks(out: str | Path = FOLDER,
                 dataset_path: Callable[[str], str] = hub_dataset_id) -> list[Path]:
-    """The template, the task YAML files that include it and the ``induction_bias`` group into
-    ``out`` (and utils.py, when ``out`` is another folder); ``dataset_path(dataset)`` says where
-    each dataset is read."""
+    """The templates, the task and group YAML files into ``out``, after removing those there
+    (``_*_yaml``, ``induction_bias*.yaml``: a task dropped from the list goes), and utils.py
+    when ``out`` is another folder; ``dataset_path(dataset)`` says where each dataset is read."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / TEMPLATE).write_text(_dump(template_config()))
-    written = [out / TEMPLATE]
-    for dataset, config in utils.TASKS:
-        path = out / f"{utils.task_name(dataset, config)}.yaml"
-        path.write_text(_dump(task_config(dataset, config, dataset_path(dataset))))
-        written.append(path)
-    group = {"group": utils.GROUP, "task": [utils.task_name(*t) for t in utils.TASKS],
-             "aggregate_metric_list": [{"metric": "exact_match", "aggregation": "mean",
-                                        "weight_by_size": False}],
-             "metadata": {"version": 1.0}}
-    (out / f"{utils.GROUP}.yaml").write_text(_dump(group))
-    written.append(out / f"{utils.GROUP}.yaml")
+    for old in [*out.glob(f"{utils.GROUP}*.yaml"), *out.glob("_*_yaml")]:
+        old.unlink()
+    files = {TEMPLATE: template_config()}
+    for dataset in utils.PROMPTS:
+        files[family_template(dataset)] = family_config(dataset, dataset_path(dataset))
+    for dataset, config, variant in tasks():
+        files[f"{utils.task_name(dataset, config, variant)}.yaml"] = (
+            task_config(dataset, config) if variant == utils.BARE
+            else variant_config(dataset, config, variant))
+    for name, members in groups().items():
+        files[f"{name}.yaml"] = group_config(name, members)
+    for name, data in files.items():
+        (out / name).write_text(_dump(data))
     if out.resolve() != FOLDER:
         (out / "utils.py").write_text((FOLDER / "utils.py").read_text())
-    return written
+    return [out / name for name in files]

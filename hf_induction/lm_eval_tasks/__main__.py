@@ -1,4 +1,4 @@
-"""Rewrite the shipped lm-evaluation-harness task files from `utils.TASKS`."""
+"""Rewrite the shipped lm-evaluation-harness task files from `utils.FAMILIES`."""
 
 from . import write_tasks
 

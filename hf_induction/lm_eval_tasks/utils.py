@@ -1,89 +1,96 @@
-"""Prompts and targets of the lm-evaluation-harness tasks (the YAML files beside this module).
+"""What ships as lm-evaluation-harness tasks, and the functions their YAML files name.
 
-The second study evaluates pretrained language models in context: a few solved examples from
-the train split, then a row of the validation split to complete. A row's ids become the
-family's symbols (`TaskCell.symbol_names`, the names the dataset cards use), separated by
-spaces; the target is what the family asks for: the final state (outcome) or every state
-(cot, acot) of a word problem, the neighbour of the query in retrieval, the copied sequence
-in copying. Scored by exact match of the greedy completion.
-
-lm-eval calls ``!function utils.NAME`` with a row only, so every task gets its own pair of
-functions, ``<task>_text`` and ``<task>_target``, made below from `TASKS`: the one list of
-the cells shipped, which ``python -m hf_induction.lm_eval_tasks`` writes the YAML files from.
+`FAMILIES` is the one list: per dataset, its configs and its `prompts.Prompt`;
+``python -m hf_induction.lm_eval_tasks`` writes the YAML files from it. lm-eval calls
+``!function utils.NAME`` with a row only, so every cell gets its own pair of functions,
+``<task>_text`` and ``<task>_target``, made below from its prompt.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: the harness runs this file before it registers it
+# as a module, and a dataclass cannot resolve string annotations of an unregistered module.
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from hf_induction.tasks import registry
+from hf_induction.lm_eval_tasks.prompts import (
+    BARE,
+    COPY,
+    GIT,
+    LOREM,
+    RETRIEVAL,
+    WORD_PROBLEM,
+    Prompt,
+)
+from hf_induction.tasks import SPECIAL_TOKENS, registry
+from hf_induction.tasks.copying import TASKS as COPY_TASKS
+from hf_induction.tasks.limits import MAX_VOCAB
+from hf_induction.tasks.retrieval import TASKS as RETRIEVAL_TASKS
 
 GROUP = "induction_bias"
+# The study's in-context lengths (10 to 50).
+LENGTHS: tuple[int, ...] = (10, 20, 30, 40, 50)
 
-# (dataset, config) of every shipped task: the paper's state tracking at L = 10 in the three
-# formats, on Z_5 and S_5, and the second study's retrieval and copy tasks at L = 10.
-TASKS: tuple[tuple[str, str], ...] = (
-    ("modadd", "outcome_L10"), ("modadd", "cot_L10"), ("modadd", "acot_L10"),
-    ("permutation", "outcome_L10"), ("permutation", "cot_L10"),
-    ("retrieval", "UR_L10"), ("retrieval", "UL_L10"), ("retrieval", "NRFirst_L10"),
-    ("retrieval", "NRLast_L10"),
-    ("copy", "UF_L10"), ("copy", "UB_L10"), ("copy", "NF_L10"), ("copy", "NB_L10"),
+
+@dataclass(frozen=True)
+class Family:
+    """One dataset in the harness and its prompt: ``tasks`` at each of ``lengths``
+    (``{task}_L{L}``, grouped by length), or, without lengths, ``tasks`` as whole config
+    names."""
+
+    dataset: str
+    tasks: tuple[str, ...]
+    prompt: Prompt
+    lengths: tuple[int, ...] = ()
+
+    @property
+    def configs(self) -> tuple[str, ...]:
+        if not self.lengths:
+            return self.tasks
+        return tuple(f"{task}_L{n}" for task in self.tasks for n in self.lengths)
+
+
+# What ships: the paper's state tracking at L = 10 (three formats on Z_5, two on S_5); the
+# second study's ten retrieval and copy tasks at its in-context lengths, and its natural
+# scenarios at its sizes (a lorem paragraph of 500 tokens; git histories of 20, 25 and 30
+# commits).
+FAMILIES: tuple[Family, ...] = (
+    Family("modadd", ("outcome", "cot", "acot"), WORD_PROBLEM, (10,)),
+    Family("permutation", ("outcome", "cot"), WORD_PROBLEM, (10,)),
+    Family("retrieval", RETRIEVAL_TASKS, RETRIEVAL, LENGTHS),
+    Family("copy", COPY_TASKS, COPY, LENGTHS),
+    Family("lorem", ("copy_L500",), LOREM),
+    Family("git", tuple(f"{t}_L{n}" for t in ("revert", "cherry_pick") for n in (20, 25, 30)),
+           GIT),
 )
+PROMPTS: dict[str, Prompt] = {f.dataset: f.prompt for f in FAMILIES}
 
 
-def task_name(dataset: str, config: str) -> str:
-    return f"{GROUP}_{dataset}_{config}"
+def in_context_cell(dataset: str, config: str):
+    """The cell ``config`` of ``dataset``; where the family's default vocabulary is too small
+    for it (copy's UF and UB hold 3L distinct symbols in their longest split), the same cell
+    with the fewest symbols (``_V``) the family allows."""
+    try:
+        return registry.parse(dataset, config)
+    except ValueError:
+        # A symbol family's cell says how many symbols it needs: ask one with the most allowed.
+        widest = registry.parse_or_none(dataset, f"{config}_V{MAX_VOCAB - len(SPECIAL_TOKENS)}")
+        if widest is None or not hasattr(widest, "symbols_needed"):
+            raise
+        return replace(widest, symbols=widest.symbols_needed()[0])
 
 
-def _words(names: list[str], ids) -> str:
-    return " ".join(names[int(i)] for i in ids)
+# (dataset, config) of every cell shipped, the config as its cell names itself (UF_L20_V60).
+TASKS: tuple[tuple[str, str], ...] = tuple(
+    (f.dataset, str(in_context_cell(f.dataset, c))) for f in FAMILIES for c in f.configs)
 
 
-def _word_problem(cell):
-    names = cell.symbol_names()
-
-    def text(doc: dict) -> str:
-        return f"Elements: {_words(names, doc['elements'])}\nStates:"
-
-    def target(doc: dict) -> str:
-        states = doc["states"][: doc["length"]]
-        return _words(names, states[-1:] if cell.kind == "outcome" else states)
-
-    return text, target
-
-
-def _retrieval(cell):
-    names = cell.symbol_names()
-
-    def text(doc: dict) -> str:
-        return f"Context: {_words(names, doc['context'])}\nQuery: {names[doc['query']]}\nAnswer:"
-
-    def target(doc: dict) -> str:
-        return names[doc["answer"]]
-
-    return text, target
-
-
-def _copy(cell):
-    names = cell.symbol_names()
-
-    def text(doc: dict) -> str:
-        return f"Sequence: {_words(names, doc['source'])}\nCopy:"
-
-    def target(doc: dict) -> str:
-        return _words(names, doc["target"])
-
-    return text, target
-
-
-# How each family turns a row into a prompt and its target.
-PROMPTS: dict[str, Callable] = {"modadd": _word_problem, "permutation": _word_problem,
-                                "retrieval": _retrieval, "copy": _copy}
+def task_name(dataset: str, config: str, variant: str = BARE) -> str:
+    """``induction_bias_{dataset}_{config}`` for the bare prompt, ``..._rule`` for the other."""
+    return f"{GROUP}_{dataset}_{config}" + ("" if variant == BARE else f"_{variant}")
 
 
 def prompt_functions(dataset: str, config: str) -> tuple[Callable, Callable]:
     """(doc -> prompt, doc -> target) of one cell."""
-    return PROMPTS[dataset](registry.parse(dataset, config))
+    return PROMPTS[dataset].functions(registry.parse(dataset, config))
 
 
 for _dataset, _config in TASKS:

@@ -104,6 +104,38 @@ def test_cli_rejects_bad_names_without_writing(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def test_cli_builds_only_the_splits_asked(tmp_path):
+    """An in-context evaluation reads train and validation only: ``--splits`` writes those
+    (the rows a full build writes), the card lists them, and an unknown split is one line
+    naming the allowed ones, before anything is written."""
+    import yaml
+
+    from hf_induction.tasks import parse
+
+    out = tmp_path / "retrieval"
+    done = run_script("build_datasets.py", "--dataset", "retrieval", "--configs", "UR_L6",
+                      "--out", str(out), "--train-size", "20", "--splits", "validation", "train")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (out / "UR_L6").iterdir()) == [
+        "train-00000-of-00001.parquet", "validation-00000-of-00001.parquet"]
+    ds = datasets.load_dataset(str(out), "UR_L6")
+    assert set(ds) == {"train", "validation"} and ds["train"].num_rows == 20
+    full = generate(parse("retrieval", "UR_L6"), "validation", None, seed=0)
+    assert ds["validation"].to_list() == to_dataset(full).to_list()
+    # A config without a validation split is no benchmark task of eval.yaml.
+    done = run_script("build_datasets.py", "--dataset", "retrieval", "--configs", "UL_L6",
+                      "--out", str(out), "--train-size", "20", "--splits", "train")
+    assert done.returncode == 0, done.stderr
+    assert set(datasets.load_dataset(str(out), "UL_L6")) == {"train"}
+    assert [t["config"] for t in yaml.safe_load((out / "eval.yaml").read_text())["tasks"]] == [
+        "UR_L6"]
+    bad = run_script("build_datasets.py", "--dataset", "retrieval", "--configs", "UR_L6",
+                     "--out", str(tmp_path / "x"), "--splits", "train", "tset")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "unknown split 'tset'" in bad.stderr and "test_long" in bad.stderr
+    assert not (tmp_path / "x").exists()
+
+
 def test_builder_matches_the_parquet_build(tmp_path):
     sys.path.insert(0, str(ROOT))
     from dataset_builders.permutation.permutation import Permutation
