@@ -15,6 +15,8 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from hf_induction.training.adam import StackedAdam
 from hf_induction.training.loss import causal_lm_loss_per_run, causal_lm_loss_sum_per_run
+from hf_induction.training.optim import decays, lr_factor, stacked_clip
+from hf_induction.training.positions import position_offsets
 from hf_induction.training.settings import EvalCallback, RunResult, StopReason, TrainSettings
 from hf_induction.training.steps import (
     ModelFactory,
@@ -50,35 +52,43 @@ class VmapForward(nn.Module):
         super().__init__()
         self.model = model
 
-    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+    def forward(self, input_ids: torch.Tensor,
+                position_ids: torch.Tensor | None = None) -> torch.Tensor:
         vmap_forward = getattr(self.model, "vmap_forward", None)
         if vmap_forward is not None:
             return logits_of(vmap_forward(input_ids=input_ids))
-        return logits_of(self.model(input_ids=input_ids))
+        positions = {} if position_ids is None else {"position_ids": position_ids}
+        return logits_of(self.model(input_ids=input_ids, **positions))
 
 
-_LOGGED_VERDICTS: set[tuple[str, str, str | None]] = set()
+_LOGGED_VERDICTS: set[tuple[str, str, bool, str | None]] = set()
 
 
-def vmap_unsupported_reason(model: nn.Module, input_ids: torch.Tensor) -> str | None:
+def vmap_unsupported_reason(model: nn.Module, input_ids: torch.Tensor,
+                            position_ids: torch.Tensor | None = None) -> str | None:
     """Why ``model`` cannot train stacked under ``torch.func.vmap``, or None if it can.
 
-    A stacked forward and backward of two copies on ``input_ids`` ``[B, T]``, whose outputs
-    must match the plain forward. The check costs one tiny step, so it runs for every grid;
-    its verdict is logged once per model class and configuration.
+    A stacked forward and backward of two copies on ``input_ids`` ``[B, T]`` (and
+    ``position_ids``, where the runs pass them: transformers' GPT-2 then looks for packed
+    sequences in a data-dependent branch vmap refuses), whose outputs must match the plain
+    forward. The check costs one tiny step, so it runs for every grid; its verdict is logged
+    once per model class and configuration.
     """
     template = VmapForward(model)
     params, buffers = stack_module_state([template, VmapForward(copy.deepcopy(model))])
     was_training = model.training
     template.eval()
     reason = None
+    positions = [] if position_ids is None else [position_ids]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            stacked = vmap(_stacked_call(template))(params, buffers, input_ids.expand(2, -1, -1))
+            stacked = vmap(_stacked_call(template))(
+                params, buffers, input_ids.expand(2, -1, -1),
+                *(p.expand(2, -1, -1) for p in positions))
             stacked.sum().backward()
             with torch.no_grad():
-                single = template(input_ids)
+                single = template(input_ids, *positions)
             if not torch.allclose(
                 stacked[0].detach(), single, rtol=1e-4, atol=1e-5, equal_nan=True
             ):
@@ -87,7 +97,8 @@ def vmap_unsupported_reason(model: nn.Module, input_ids: torch.Tensor) -> str | 
         except Exception as exc:  # any failure means: do not stack this model
             reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     template.train(was_training)
-    key = (type(model).__qualname__, repr(getattr(model, "config", None)), reason)
+    key = (type(model).__qualname__, repr(getattr(model, "config", None)), bool(positions),
+           reason)
     if key not in _LOGGED_VERDICTS:
         _LOGGED_VERDICTS.add(key)
         _log_verdict(type(model).__name__, reason, [str(w.message) for w in caught])
@@ -115,8 +126,8 @@ def _log_verdict(name: str, reason: str | None, warning_messages: list[str]) -> 
 
 
 def _stacked_call(template: nn.Module):
-    def call(params, buffers, input_ids):
-        return functional_call(template, (params, buffers), (input_ids,))
+    def call(params, buffers, input_ids, *position_ids):
+        return functional_call(template, (params, buffers), (input_ids, *position_ids))
 
     return call
 
@@ -180,7 +191,9 @@ def train_grid(
         if forced or device.type != "cpu":
             length = int(supervised_lengths(data.train_labels[:2]).max())
             sample = data.train_input_ids[:2, :length].to(device, torch.long)  # [2, T]
-            if vmap_unsupported_reason(probe_model, sample) is None:
+            offsets = position_offsets(probe_model, data, settings, points[0][1])
+            positions = None if offsets is None else offsets.draw(2, length).to(device)
+            if vmap_unsupported_reason(probe_model, sample, positions) is None:
                 return _StackedGrid(model_factory, data, n, settings, points, on_run_done,
                                 on_eval).train()
     return _train_sequential(model_factory, data, n, settings, points, on_run_done, on_eval)
@@ -287,8 +300,12 @@ class _StackedGrid:
             call = _stacked_call(self.template)
             self.train_forward = vmap(call, randomness="different")
             self.eval_forward = vmap(call, in_dims=(0, 0, None), randomness="different")
+        # Each run draws its own offsets, as it would alone (None: positions start at 0).
+        self.offsets = [position_offsets(models[0], data, settings, seed) for _, seed in points]
+        decay = [name for name, p in self.params.items() if decays(p, stacked=True)]
         del models
-        self.optimizer = StackedAdam(self.params, [lr for lr, _ in points])
+        self.optimizer = StackedAdam(self.params, [lr for lr, _ in points],
+                                     weight_decay=settings.weight_decay, decay=decay)
         self.generators = [torch.Generator().manual_seed(seed) for _, seed in points]
         self.trackers = [RunTracker(settings, lr, seed, on_eval, n, data.whole_pool)
                          for lr, seed in points]
@@ -328,8 +345,11 @@ class _StackedGrid:
             [self.batches.indices(g, self.settings.batch_size) for g in self.generators]
         )  # [R, B]
         input_ids, labels = self.batches.take(indices)  # [R, B, T]
+        positions = [] if self.offsets[0] is None else [torch.stack(
+            [o.draw(*input_ids.shape[1:]) for o in self.offsets]).to(self.device)]  # [R, B, T]
         with self.settings.autocast(self.device):
-            logits = self.train_forward(self.params, self.buffers, input_ids)  # [R, B, T, V]
+            logits = self.train_forward(self.params, self.buffers, input_ids,
+                                        *positions)  # [R, B, T, V]
         losses = causal_lm_loss_per_run(logits, labels)  # [R]
         newly_bad = (self.bad_step == 0) & ~torch.isfinite(losses.detach())
         self.bad_step = torch.where(newly_bad, step, self.bad_step)
@@ -340,7 +360,10 @@ class _StackedGrid:
         grads = torch.autograd.grad(
             losses.sum(), [self.params[k] for k in names], allow_unused=True
         )
-        self.optimizer.step(self.params, dict(zip(names, grads, strict=True)))
+        stacked_clip(list(grads), self.settings.max_grad_norm)
+        settings = self.settings
+        scale = lr_factor(step - 1, settings.max_steps, settings.warmup, settings.lr_schedule)
+        self.optimizer.step(self.params, dict(zip(names, grads, strict=True)), lr_scale=scale)
 
     @torch.no_grad()
     def _validation_losses(self) -> list[float]:
@@ -390,6 +413,7 @@ class _StackedGrid:
         """Drop finished runs from every stacked tensor."""
         self.active = [self.active[slot] for slot in slots]
         self.generators = [self.generators[slot] for slot in slots]
+        self.offsets = [self.offsets[slot] for slot in slots]
         if not slots:
             return
         index = torch.tensor(slots, device=self.device)

@@ -11,6 +11,7 @@ from typing import Literal
 import torch
 
 from hf_induction.training.early import EarlyFailure
+from hf_induction.training.optim import LR_SCHEDULES
 
 StopReason = Literal["epsilon", "budget", "nonfinite", "early_failure", "probe_decided"]
 GridMode = Literal["auto", "stacked", "sequential"]
@@ -53,6 +54,17 @@ class TrainSettings:
             autocast, as ``accelerate launch --mixed_precision bf16`` does; "no" (default) does
             not. fp16 is refused: it needs loss scaling, which this trainer does not do. The
             Dense-SSM and LSTM keep their recurrence in full precision under autocast.
+        weight_decay: AdamW's decoupled weight decay on every matrix (0, the default: Adam).
+        warmup: the fraction of ``max_steps`` over which the learning rate rises linearly
+            from 0 (0, the default: none).
+        lr_schedule: after the warmup, ``"constant"`` (the default) or ``"linear"`` (down to 0
+            at ``max_steps``, transformers' default schedule): `optim.lr_factor`.
+        max_grad_norm: clip each run's gradient to this 2-norm (None, the default: no
+            clipping).
+        position_offsets: start each training row's positions at a random offset, so that
+            every position up to the longest row a check evaluates is trained (the second
+            study's absolute-position setup), in models that declare absolute positions
+            (`models.positions`); evaluation starts at 0. Other models are unaffected.
     """
 
     max_steps: int
@@ -68,6 +80,11 @@ class TrainSettings:
     eval_batch_size: int = 256
     dtype: str | None = None
     mixed_precision: str = "no"
+    weight_decay: float = 0.0
+    warmup: float = 0.0
+    lr_schedule: str = "constant"
+    max_grad_norm: float | None = None
+    position_offsets: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "eval_every", "eval_batch_size"):
@@ -101,6 +118,18 @@ class TrainSettings:
                 f"mixed_precision must be one of {', '.join(MIXED_PRECISIONS)}, "
                 f"got {self.mixed_precision!r}"
             )
+
+        if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0):
+            raise ValueError(f"weight_decay must be a finite number >= 0, got {self.weight_decay}")
+        if not 0 <= self.warmup < 1:
+            raise ValueError(f"warmup must be a fraction of the steps in [0, 1), got {self.warmup}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, "
+                             f"got {self.lr_schedule!r}")
+        if self.max_grad_norm is not None and not (
+                math.isfinite(self.max_grad_norm) and self.max_grad_norm > 0):
+            raise ValueError(f"max_grad_norm must be None or a finite number > 0, "
+                             f"got {self.max_grad_norm}")
 
     @property
     def torch_dtype(self) -> torch.dtype | None:

@@ -32,6 +32,9 @@ class TrainData:
         whole_pool: how many training rows the cell has in all, where known (a search may
             hold fewer rows than that); a probe of them all is the one that decides whether
             N* exists, which the early-failure rule leaves to the full budget.
+        positions: the tokens of the longest row the trained model will be evaluated on
+            (its checks' test splits), where known: random position offsets
+            (`TrainSettings.position_offsets`) cover positions up to it.
     """
 
     train_input_ids: torch.Tensor
@@ -39,6 +42,7 @@ class TrainData:
     val_input_ids: torch.Tensor
     val_labels: torch.Tensor
     whole_pool: int | None = None
+    positions: int | None = None
 
     def __post_init__(self) -> None:
         for split in ("train", "val"):
