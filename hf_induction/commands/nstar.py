@@ -23,6 +23,7 @@ from .parsing import (
     first_line,
     int_in,
     ints_in,
+    nonnegative_float,
     nonnegative_int,
     output_folder,
     positive_finite,
@@ -50,17 +51,56 @@ def _floats(text: str) -> tuple[float, ...]:
         ) from None
 
 
+def _switch(text: str) -> bool:
+    """on/off (true/false, as a recipe's YAML booleans arrive)."""
+    value = str(text).strip().lower()
+    if value in ("on", "true", "yes", "1"):
+        return True
+    if value in ("off", "false", "no", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected on or off, got {text!r}")
+
+
+def _fraction(text: str) -> float:
+    value = nonnegative_float(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction of the steps in [0, 1), got {text!r}")
+    return value
+
+
+# A flag's way of saying "none" where the preset sets a value (--max-grad-norm off).
+OFF = "off"
+
+
+def _norm_or_off(text: str) -> float | str:
+    return OFF if str(text).strip().lower() in (OFF, "none") else positive_finite(text)
+
+
 # Bounds of the numeric flags, each from what can be held: a row count a split can hold
 # (`rows`), an int64 column of the results tables, a search that never probes one N twice.
 steps = int_in(1, MAX_INT64, INT64)
 seeds = ints_in(0, MAX_INT64, INT64)
 
 
+def _length_range(text: str):
+    from ..runner.lengths import LengthRange
+
+    try:
+        return LengthRange(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _preset_default(field: str) -> str:
     """'(default: the preset's: cpu 1500 (gpt2 5000), paper 250000)' for a budget field, with
     the models a preset gives their own value in parentheses."""
     def show(value):
-        return ",".join(f"{v:g}" for v in value) if isinstance(value, tuple) else f"{value:g}"
+        if isinstance(value, tuple):
+            return ",".join(f"{v:g}" for v in value)
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return OFF if value is None else str(value) if isinstance(value, str) else f"{value:g}"
 
     def preset(b) -> str:
         own = ", ".join(f"{model} {show(fields[field])}"
@@ -91,9 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "the budget and search flags, under --config-file and the command line "
                    "(default: none)")
     p.add_argument("--model", nargs="+", default=["dense_ssm"], metavar="NAME",
-                   help=f"models: {', '.join(MODEL_NAMES)} or hf:PATH_OR_REPO_ID")
+                   help=f"models: {', '.join(MODEL_NAMES)}, hf:PATH_OR_REPO_ID (its "
+                   "architecture trained from scratch at the task's vocabulary) or "
+                   "pretrained:PATH_OR_REPO_ID (its weights fine-tuned, the task's tokens read "
+                   "as single tokens of its own tokenizer)")
     p.add_argument("--preset", choices=sorted(BUDGETS), default="cpu",
-                   help="budget and model sizes: cpu (tiny models, minutes) or paper")
+                   help="budget and model sizes: cpu (tiny models, minutes), paper, or finetune "
+                   "(the second study's fine-tuning: AdamW lr 1e-5, weight decay 0.01, warmup "
+                   "15%%, batch 64, random position offsets; for pretrained: models)")
     p.add_argument("--search", choices=MODES, default="refined",
                    help="refined: bracket up by x4 from --n-start, then bisect in log space; "
                    "paper: Algorithm 1 (divide by 1000 while N succeeds, then bisect)")
@@ -111,6 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after each named config's search, train at size N (no N: the largest "
                    "the budget and pool allow) and score the best run on the validation set and "
                    "every longer test split with the task's own metrics (default: off)")
+    p.add_argument("--test-lengths", metavar="FROM..TO", type=_length_range,
+                   help="with --lengthgen: score one test split of lengths FROM..TO in place of "
+                   "each cell's own, each bound a number or kL+c (L+1..2L: for L = 100 the "
+                   "second study's fine-tuning split 101..200, for any family) (default: the "
+                   "cell's test splits)")
     p.add_argument("--keep-checkpoints", action="store_true",
                    help="with --lengthgen: keep each check's best run (model, tokenizer and "
                    "what it was trained on) in OUT/checkpoints/MODEL-CONFIG-nN/, for "
@@ -142,6 +192,22 @@ def build_parser() -> argparse.ArgumentParser:
                    "every run to its budget, as the paper does (default: the preset's: "
                    + ", ".join(f"{name} {b.early_failure}" for name, b in sorted(BUDGETS.items()))
                    + "; off under --search paper)")
+    g.add_argument("--weight-decay", type=nonnegative_float,
+                   help="AdamW's decoupled weight decay on every matrix (0: Adam) "
+                   f"{_preset_default('weight_decay')}")
+    g.add_argument("--warmup", type=_fraction, metavar="FRACTION",
+                   help="the fraction of the steps over which the learning rate rises from 0 "
+                   f"{_preset_default('warmup')}")
+    g.add_argument("--lr-schedule", choices=("constant", "linear"),
+                   help="after the warmup: constant, or linear down to 0 at the last step "
+                   f"{_preset_default('lr_schedule')}")
+    g.add_argument("--max-grad-norm", type=_norm_or_off, metavar="NORM|off",
+                   help=f"clip each run's gradient to this norm {_preset_default('max_grad_norm')}")
+    g.add_argument("--position-offsets", type=_switch, metavar="on|off",
+                   help="start each training row's positions at a random offset, so that "
+                   "positions up to the cell's longest split are trained, in models with "
+                   "learned absolute positions (GPT-2's family); others are unaffected "
+                   f"{_preset_default('position_offsets')}")
     g.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
                    help="the parameters' dtype while training (recorded in the protocol: it "
                    "changes results)")
@@ -292,6 +358,17 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
     if args.no_search and args.ood is None and args.lengthgen is None and args.sweep is None:
         parser.error("--no-search leaves nothing to run: add --ood or --lengthgen")
+    lengthgen_cells = (tuple(cells) if args.lengthgen is not None
+                       else sweep.lengthgen_cells if sweep is not None else ())
+    if args.test_lengths is not None:
+        if not lengthgen_cells:
+            parser.error("--test-lengths sets the lengths the length-generalisation check "
+                         "scores: add --lengthgen")
+        try:
+            for cell in lengthgen_cells:
+                args.test_lengths.lengths(cell)
+        except ValueError as e:
+            parser.error(str(e))
     if args.keep_checkpoints and args.lengthgen is None and not (
             sweep is not None and sweep.lengthgen_cells):
         parser.error("--keep-checkpoints keeps the models of the length-generalisation "
@@ -307,16 +384,19 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     import torch
 
     from ..models import build_config
-    from ..runner.run import Campaign
+    from ..runner.run import Campaign, token_map
     from ..training import TrainSettings
     from ..training.early import parse_early_failure
 
     try:
         for model in models:
             try:
-                build_config(model, cells[0].vocab, budget.model_preset)
+                config = build_config(model, cells[0].vocab, budget.model_preset)
+                # A pretrained model's tokenizer must carry every cell's tokens.
+                for cell in dict.fromkeys(j.cell for j in jobs if j.model == model):
+                    token_map(model, cell, config)
             except OSError as e:
-                # An hf: path or Hub id with no config there.
+                # An hf: or pretrained: path or Hub id with no config there.
                 why = first_line(e)
                 raise ValueError(f"--model {why}" if why.startswith(model)
                                  else f"--model {model}: {why}") from None
@@ -336,6 +416,11 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             device=device, grid_mode=args.grid_mode, dtype=args.dtype,
             mixed_precision=(args.mixed_precision
                              or os.environ.get("ACCELERATE_MIXED_PRECISION", "no")).lower(),
+            weight_decay=pick("weight_decay"), warmup=pick("warmup"),
+            lr_schedule=pick("lr_schedule"),
+            max_grad_norm=None if pick("max_grad_norm") == OFF else pick("max_grad_norm"),
+            position_offsets=pick("position_offsets"),
+            eval_batch_size=budget.eval_batch_size,
         )
         def search_of(settings: TrainSettings) -> SearchSettings:
             return SearchSettings(
@@ -359,9 +444,8 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
                     force=args.force, progress=not args.no_progress,
                     ood_cells=ood_cells, ood_n=args.ood or None,
-                    lengthgen_cells=(tuple(cells) if args.lengthgen is not None
-                                     else sweep.lengthgen_cells if sweep is not None else ()),
-                    lengthgen_n=args.lengthgen or None,
+                    lengthgen_cells=lengthgen_cells, lengthgen_n=args.lengthgen or None,
+                    test_lengths=args.test_lengths,
                     keep_checkpoints=args.keep_checkpoints,
                     checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
                     checkpoints_of=args.push_checkpoints or "nstar",

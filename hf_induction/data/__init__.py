@@ -8,8 +8,9 @@ Uses the tasks room; knows nothing of models or training.
 from .arrays import CellArrays, cell_arrays
 from .arrow import examples_to_table, features, to_dataset
 from .hub_folder import build_folder, read_configs
+from .token_map import TokenMap
 
 __all__ = [
     "CellArrays", "build_folder", "cell_arrays", "examples_to_table", "features",
-    "read_configs", "to_dataset",
+    "read_configs", "to_dataset", "TokenMap",
 ]

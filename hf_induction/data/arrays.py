@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..tasks import IGNORE, TaskCell, Vocab, generate, sample_split
+from .token_map import TokenMap
 
 # Training rows are encoded this many at a time into the final arrays, so that the int64
 # rows `TaskCell.encode` returns never exist for more than one chunk (a paper-size pool of
@@ -16,8 +17,9 @@ from ..tasks import IGNORE, TaskCell, Vocab, generate, sample_split
 ENCODE_CHUNK = 1 << 16
 
 
-def token_dtype(vocab: Vocab) -> np.dtype:
-    """The smallest signed integer type that holds every token id and -100."""
+def token_dtype(vocab: Vocab | TokenMap) -> np.dtype:
+    """The smallest signed integer type that holds every token id (of a vocabulary of
+    ``vocab.size``) and -100."""
     for dtype in (np.int8, np.int16, np.int32):
         if vocab.size - 1 <= np.iinfo(dtype).max and IGNORE >= np.iinfo(dtype).min:
             return np.dtype(dtype)
@@ -31,6 +33,8 @@ class CellArrays:
     config: TaskCell
     seed: int
     vocab: Vocab
+    # The ids the rows are written in: the task's own, or a pretrained tokenizer's.
+    tokens: TokenMap
     train_input_ids: np.ndarray  # [N_max, T]
     train_labels: np.ndarray  # [N_max, T]
     val_input_ids: np.ndarray  # [N_val, T']
@@ -66,9 +70,12 @@ def _release(array: np.ndarray, start: int, stop: int) -> None:
 
 
 def encode_rows(cell: TaskCell, items: np.ndarray, lengths: np.ndarray,
-                dtype: np.dtype, chunk: int = ENCODE_CHUNK) -> tuple[np.ndarray, np.ndarray]:
+                dtype: np.dtype, chunk: int = ENCODE_CHUNK,
+                tokens: TokenMap | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``cell.encode(items, lengths)``'s input_ids and labels, in ``dtype``, ``chunk`` rows
-    at a time; the same arrays as encoding all rows at once (tests/tasks/test_arrays.py)."""
+    at a time; the same arrays as encoding all rows at once (tests/tasks/test_arrays.py).
+    With ``tokens``, in its ids (`TokenMap.encode`)."""
+    tokens = TokenMap.identity(cell.vocab) if tokens is None else tokens
     # The width is that of the longest row: encode one row of each length to learn it.
     firsts = np.unique(lengths, return_index=True)[1]
     width = int(cell.encode(items[firsts], lengths[firsts]).token_lengths.max(initial=0))
@@ -78,19 +85,24 @@ def encode_rows(cell: TaskCell, items: np.ndarray, lengths: np.ndarray,
         stop = min(start + chunk, len(lengths))
         ex = cell.encode(items[start:stop], lengths[start:stop])
         t = ex.input_ids.shape[1]
-        ids[start:stop, :t], ids[start:stop, t:] = ex.input_ids, cell.vocab.pad
-        labels[start:stop, :t], labels[start:stop, t:] = ex.labels, IGNORE
+        ids[start:stop, :t], ids[start:stop, t:] = tokens.encode(ex.input_ids), tokens.pad
+        labels[start:stop, :t], labels[start:stop, t:] = tokens.encode(ex.labels), IGNORE
         _release(ids, start, stop)
         _release(labels, start, stop)
     return ids, labels
 
 
-def cell_arrays(cfg: TaskCell, seed: int, max_train: int) -> CellArrays:
-    """Training rows 0..max_train-1 and the validation set of ``cfg`` for ``seed``."""
-    dtype = token_dtype(cfg.vocab)
+def cell_arrays(cfg: TaskCell, seed: int, max_train: int,
+                tokens: TokenMap | None = None) -> CellArrays:
+    """Training rows 0..max_train-1 and the validation set of ``cfg`` for ``seed``, in the
+    task's ids or, with ``tokens``, in a pretrained tokenizer's (`TokenMap`): this is where a
+    cell's examples become a model's ids."""
+    tokens = TokenMap.identity(cfg.vocab) if tokens is None else tokens
+    dtype = token_dtype(tokens)
     items, lengths = sample_split(cfg, "train", max_train, seed)
-    train_ids, train_labels = encode_rows(cfg, items, lengths, dtype)
+    train_ids, train_labels = encode_rows(cfg, items, lengths, dtype, tokens=tokens)
     del items
     val = generate(cfg, "validation", None, seed)
-    return CellArrays(cfg, seed, cfg.vocab, train_ids, train_labels,
-                      val.input_ids.astype(dtype), val.labels.astype(dtype))
+    return CellArrays(cfg, seed, cfg.vocab, tokens, train_ids, train_labels,
+                      tokens.encode(val.input_ids).astype(dtype),
+                      tokens.encode(val.labels).astype(dtype))

@@ -17,7 +17,7 @@ from .registry import MODEL_NAMES, SPECS
 
 _LAZY = {
     "build_config": "build", "build_model": "build", "model_config_hash": "build",
-    "vocabulary": "build",
+    "model_factory": "build", "vocabulary": "build",
 }
 
 __all__ = ["MODEL_NAMES", "PRESETS", "SPECS", *_LAZY]

@@ -4,13 +4,14 @@ import contextlib
 import hashlib
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedConfig, PreTrainedModel
 
 from .presets import PRESETS
-from .registry import HF_PREFIX, config_class, register_all
+from .pretrained import pretrained_config, pretrained_factory, pretrained_tokenizer
+from .registry import HF_PREFIX, PRETRAINED_PREFIX, config_class, pretrained_spec, register_all
 
 # Fields that change on save/load or select a kernel, not the function the model computes.
 VOLATILE_CONFIG_FIELDS = frozenset(
@@ -148,10 +149,33 @@ def hf_base_config(spec: str) -> PreTrainedConfig:
                   "hf:FOLDER, a folder holding a config.json")
 
 
+logger = logging.getLogger(__name__)
+# The hf: specs this process has said it builds fresh weights for (said once each).
+_FROM_SCRATCH_SAID: set[str] = set()
+
+
+def _say_from_scratch(spec: str, vocab_size: int) -> None:
+    if spec not in _FROM_SCRATCH_SAID:
+        _FROM_SCRATCH_SAID.add(spec)
+        logger.warning("%s%s: fresh weights from its config, at the task's vocabulary (%d "
+                       "tokens) and special tokens; %s%s fine-tunes its own weights instead",
+                       HF_PREFIX, spec, vocab_size, PRETRAINED_PREFIX, spec)
+
+
 def build_config(name: str, vocab_size, preset: str = "tiny", **overrides) -> PreTrainedConfig:
-    """The config `build_model` would use, without building the model."""
+    """The config `build_model` would use, without building the model.
+
+    A ``pretrained:`` model's config is its checkpoint's, as it is (`pretrained_config`): the
+    task's vocabulary is carried by its tokenizer, and its architecture by its weights, so no
+    override applies."""
+    if (spec := pretrained_spec(name)) is not None:
+        if overrides:
+            raise ValueError(f"model {name!r} keeps its checkpoint's architecture; overrides "
+                             f"{sorted(overrides)} apply to hf:{spec}, trained from scratch")
+        return pretrained_config(spec)
     vocab_size, tokens = vocabulary(vocab_size)
     if name.startswith(HF_PREFIX):
+        _say_from_scratch(name[len(HF_PREFIX):], vocab_size)
         base = hf_base_config(name[len(HF_PREFIX) :])
         cls = type(base)
         fields = {
@@ -171,13 +195,31 @@ def build_config(name: str, vocab_size, preset: str = "tiny", **overrides) -> Pr
     return cls(**{**fields, **foreign, **tokens, **overrides, "vocab_size": vocab_size})
 
 
+def model_factory(name: str, config: PreTrainedConfig) -> Callable[[], PreTrainedModel]:
+    """Builds one fresh model of ``config`` per call (the trainer seeds it): untrained, or for
+    a ``pretrained:`` name a copy of its checkpoint's weights."""
+    if (spec := pretrained_spec(name)) is not None:
+        return pretrained_factory(spec, config)
+    return lambda: AutoModelForCausalLM.from_config(config)
+
+
+def model_tokenizer(name: str):
+    """The tokenizer a model reads its input with: a ``pretrained:`` checkpoint's own; None for
+    a model built at a task's vocabulary, which reads the task's ids as they are."""
+    spec = pretrained_spec(name)
+    return None if spec is None else pretrained_tokenizer(spec)
+
+
 def build_model(name: str, vocab_size, preset: str = "tiny", **overrides) -> PreTrainedModel:
-    """Build an untrained causal LM.
+    """Build a causal LM: untrained, or a pretrained checkpoint as it is.
 
     Args:
-        name: one of `MODEL_NAMES` (registry.py), or "hf:PATH_OR_REPO_ID"
-            for any `AutoConfig` (a folder with a config.json, or a Hub id); the preset is then
-            unused.
+        name: one of `MODEL_NAMES` (registry.py); "hf:PATH_OR_REPO_ID" for any `AutoConfig` (a
+            folder with a config.json, or a Hub id) with fresh weights at the task's
+            vocabulary (the preset is then unused, and the build says so in one line); or
+            "pretrained:PATH_OR_REPO_ID" for the checkpoint's own weights, vocabulary and
+            config (vocabulary, preset and overrides unused: the task reaches it through its
+            tokenizer, `data.token_map`).
         vocab_size: the task's ``Vocab`` (``cell.vocab``: its size and BOS, EOS and PAD go into
             the config), or a bare vocabulary size (no special tokens set).
         preset: one of `PRESETS` ("paper", "tiny").
@@ -186,7 +228,7 @@ def build_model(name: str, vocab_size, preset: str = "tiny", **overrides) -> Pre
     Raises:
         ValueError: unknown name, preset or override, or a vocabulary size below 1.
     """
-    return AutoModelForCausalLM.from_config(build_config(name, vocab_size, preset, **overrides))
+    return model_factory(name, build_config(name, vocab_size, preset, **overrides))()
 
 
 def model_config_hash(model_or_config: PreTrainedModel | PreTrainedConfig) -> str:

@@ -44,8 +44,14 @@ SPECS: dict[str, ModelSpec] = {
 }
 MODEL_NAMES: tuple[str, ...] = tuple(SPECS)
 
-# Any causal LM transformers can build from a config: "hf:FOLDER" or "hf:ORG/NAME".
+# Any causal LM transformers can build from a config: "hf:FOLDER" or "hf:ORG/NAME", trained
+# from scratch at the task's vocabulary.
 HF_PREFIX = "hf:"
+# A checkpoint whose weights are fine-tuned, through its own tokenizer ("pretrained:FOLDER"
+# or "pretrained:ORG/NAME"): models/pretrained.py.
+PRETRAINED_PREFIX = "pretrained:"
+# Names that are a path or Hub id after their prefix.
+SOURCE_PREFIXES = (HF_PREFIX, PRETRAINED_PREFIX)
 # Nearly every causal LM on the Hub is a transformer, and Adam at the recurrent models' rates
 # (3e-2, 1e-2) throws a transformer off its loss plateaus for good: an hf: model trains at
 # the transformers' budget.
@@ -54,7 +60,8 @@ HF_CPU_BUDGET: CpuBudget = TRANSFORMER_CPU_BUDGET
 
 def _unknown(name: str) -> ValueError:
     return ValueError(
-        f"unknown model {name!r}; allowed: {list(MODEL_NAMES)} or '{HF_PREFIX}PATH_OR_REPO_ID'"
+        f"unknown model {name!r}; allowed: {list(MODEL_NAMES)}, '{HF_PREFIX}PATH_OR_REPO_ID' "
+        f"(from scratch) or '{PRETRAINED_PREFIX}PATH_OR_REPO_ID' (its weights fine-tuned)"
     )
 
 
@@ -78,22 +85,27 @@ def register_all() -> None:
         spec.config_class()
 
 
+def pretrained_spec(name: str) -> str | None:
+    """The folder or Hub id of a ``pretrained:`` name; None for any other name."""
+    return name[len(PRETRAINED_PREFIX):] if name.startswith(PRETRAINED_PREFIX) else None
+
+
 def cpu_budget(name: str) -> CpuBudget:
-    """How a model trains under ``--preset cpu``: its spec's, or `HF_CPU_BUDGET` for an hf:
-    model (ValueError for another name)."""
-    return HF_CPU_BUDGET if name.startswith(HF_PREFIX) else model_spec(name).cpu_budget
+    """How a model trains under ``--preset cpu``: its spec's, or `HF_CPU_BUDGET` for an hf: or
+    pretrained: model (ValueError for another name)."""
+    return HF_CPU_BUDGET if name.startswith(SOURCE_PREFIXES) else model_spec(name).cpu_budget
 
 
 def check_model_name(name: str) -> None:
     """What can be told of a model name without importing torch: a registered name, a folder
     that holds a config.json, or a well-formed Hub repo id (ValueError naming the fault).
     Whether a Hub id exists is only known when its config is fetched."""
-    if not name.startswith(HF_PREFIX):
+    if not name.startswith(SOURCE_PREFIXES):
         model_spec(name)
         return
     from pathlib import Path
 
-    path = name[len(HF_PREFIX):]
+    path = name.split(":", 1)[1]
     if Path(path).is_dir():
         if not (Path(path) / "config.json").is_file():
             raise ValueError(f"--model {name}: the folder {path} holds no config.json")

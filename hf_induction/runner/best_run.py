@@ -6,20 +6,38 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..data import TokenMap
+from ..tasks import Examples, TaskCell
 from ..training import RunResult, train_model
 from .probe import JournalProbe
+
+# Logits held at once while predicting (float32: 1 GiB): a pretrained model's vocabulary of
+# 50,257 tokens would otherwise take 10 GB for 256 rows of 200 tokens.
+PREDICT_LOGITS = 1 << 28
 
 
 @torch.no_grad()
 def predict(model: torch.nn.Module, input_ids: np.ndarray, device: str,
             chunk: int = 256) -> np.ndarray:
-    """Argmax predictions at every position, [K, T], in chunks (teacher-forced)."""
+    """Argmax predictions at every position, [K, T], in chunks (teacher-forced) of at most
+    ``chunk`` rows and `PREDICT_LOGITS` logits."""
     model.eval()
+    vocab = int(getattr(getattr(model, "config", None), "vocab_size", 1) or 1)
+    chunk = max(1, min(chunk, PREDICT_LOGITS // max(1, input_ids.shape[1] * vocab)))
     out = []
     for start in range(0, len(input_ids), chunk):
         ids = torch.from_numpy(input_ids[start:start + chunk]).to(device)
         out.append(model(input_ids=ids).logits.argmax(-1).cpu().numpy())
     return np.concatenate(out)
+
+
+def scores(cell: TaskCell, model: torch.nn.Module, examples: Examples, tokens: TokenMap,
+           device: str) -> dict[str, float]:
+    """The task's metrics of ``model`` on ``examples``: the rows in the model's ids
+    (``tokens``), its predictions read back as task ids (an id that carries no task token is
+    wrong), against the rows' own labels."""
+    predictions = predict(model, tokens.encode(examples.input_ids), device)
+    return cell.metrics(tokens.decode(predictions), examples.labels)
 
 
 def best_model(probe: JournalProbe, n: int) -> tuple[RunResult, torch.nn.Module]:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..data import TokenMap
 from ..models.build import save_model
 from ..results import NstarRow, checkpoint_name
 from ..results.checkpoints import TRAINED_ON
@@ -27,11 +28,23 @@ def checkpoint_repo_id(prefix: str, row: NstarRow, n: int) -> str:
     return f"{prefix}-{checkpoint_name(row.model, row.config, n)}"
 
 
-def keep_checkpoint(model, cell, path: Path, trained_on: Mapping[str, Any]) -> Path:
+def tokenizer_of(cell, tokens: TokenMap | None):
+    """The tokenizer a trained model is saved with: a pretrained model's own (``tokens``
+    carries it), else the cell's."""
+    return build_tokenizer(cell) if tokens is None or tokens.tokenizer is None \
+        else tokens.tokenizer
+
+
+def keep_checkpoint(model, cell, path: Path, trained_on: Mapping[str, Any],
+                    tokens: TokenMap | None = None) -> Path:
     """Save ``model`` (``save_pretrained``: weights, config, and the code of a model of ours)
-    with the cell's tokenizer and the `TRAINED_ON` record at ``path``, atomically: everything
-    is written into a hidden folder beside it, which is then renamed, so a crash leaves no
-    half checkpoint (a push leaves the hidden folder out). A folder already there is kept."""
+    with its tokenizer (`tokenizer_of`) and the `TRAINED_ON` record at ``path``, atomically:
+    everything is written into a hidden folder beside it, which is then renamed, so a crash
+    leaves no half checkpoint (a push leaves the hidden folder out). A folder already there is
+    kept. A pretrained model's record also lists the id of each task token (``token_ids``, in
+    the layout's order: symbols, BOS, SEP, EOS, PAD)."""
+    if tokens is not None and tokens.tokenizer is not None:
+        trained_on = {**trained_on, "token_ids": list(tokens.ids)}
     path = Path(path)
     if path.exists():
         return path
@@ -42,7 +55,7 @@ def keep_checkpoint(model, cell, path: Path, trained_on: Mapping[str, Any]) -> P
     staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
         save_model(model, staging)
-        build_tokenizer(cell).save_pretrained(staging)
+        tokenizer_of(cell, tokens).save_pretrained(staging)
         (staging / TRAINED_ON).write_text(json.dumps(dict(trained_on), indent=1) + "\n",
                                           encoding="utf-8")
         os.replace(staging, path)
@@ -86,7 +99,8 @@ def push_winners(probe: JournalProbe, row: NstarRow, repo_prefix: str, which: st
         }
         if results_repo:
             fields["results_repo"] = results_repo
-        push_checkpoint(model.cpu(), build_tokenizer(probe.job.cell), repo_id, fields)
+        push_checkpoint(model.cpu(), tokenizer_of(probe.job.cell, probe.tokens), repo_id,
+                        fields)
         on_pushed(repo_id)
         pushed.append(repo_id)
     return pushed

@@ -8,17 +8,31 @@ import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..data import TokenMap
 from ..results import LengthGenRow, checkpoint_name, run_key
-from ..tasks import generate
-from .best_run import best_model, finite_or_none, predict
+from ..tasks import Examples, TaskCell, generate
+from ..tasks.sampling import generate_lengths
+from .best_run import best_model, finite_or_none, scores
 from .checkpoints import keep_checkpoint
+from .lengths import LengthRange, chosen_lengths, span
 from .probe import JournalProbe
 
 
+def scored_splits(cell: TaskCell, test_lengths: LengthRange | None, seed: int
+                ) -> dict[str, Examples]:
+    """The rows a check scores past the validation set: the cell's own test splits, or one
+    "test" split at ``test_lengths``."""
+    if test_lengths is None:
+        return {split: generate(cell, split, None, seed) for split in cell.test_splits}
+    return {"test": generate_lengths(cell, test_lengths.lengths(cell), None, seed)}
+
+
 def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str,
-                    keep_in: Path | None = None) -> LengthGenRow:
-    """Train the grid at ``n`` (journaled), retrain its best run, score every split but train;
-    a check already recorded is returned as it is.
+                    keep_in: Path | None = None,
+                    test_lengths: LengthRange | None = None) -> LengthGenRow:
+    """Train the grid at ``n`` (journaled), retrain its best run, score every split but train
+    (or, with ``test_lengths``, the validation set and one test split at those lengths; the
+    row's key then names them); a check already recorded is returned as it is.
 
     With ``keep_in`` (a results folder's ``checkpoints/``), the best run is also kept there
     (`keep_checkpoint`); a recorded check whose checkpoint is missing retrains its run (the
@@ -27,7 +41,7 @@ def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str,
     job = probe.job
     cell = job.cell
     fields, folder, device = probe.key_fields, probe.folder, probe.settings.device
-    key = run_key(kind="lengthgen", n=int(n), **fields)
+    key = run_key(kind="lengthgen", n=int(n), **chosen_lengths(cell, test_lengths), **fields)
     kept = None if keep_in is None else Path(keep_in) / checkpoint_name(job.model, str(cell), n)
     if (row := folder.find_lengthgen(key)) is not None:
         if kept is not None and not kept.exists():
@@ -39,17 +53,14 @@ def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str,
                               f"{result.best_val_loss!r} differs from the recorded "
                               f"{row.val_loss!r}; the checkpoint kept is the retrained one",
                               stacklevel=2)
-            _keep(model, cell, kept, row, result.best_val_loss)
+            _keep(model, cell, kept, row, result.best_val_loss, probe.tokens)
         return row
     result, model = best_model(probe, n)
-    results = {}
-    for split in ("validation", *cell.test_splits):
-        ex = generate(cell, split, None, job.data_seed)
-        lengths = sorted(set(ex.lengths.tolist()))
-        results[split] = {
-            "lengths": f"{lengths[0]}..{lengths[-1]}" if len(lengths) > 1 else str(lengths[0]),
-            **cell.metrics(predict(model, ex.input_ids, device), ex.labels),
-        }
+    splits = {"validation": generate(cell, "validation", None, job.data_seed),
+              **scored_splits(cell, test_lengths, job.data_seed)}
+    results = {split: {"lengths": span(sorted(set(ex.lengths.tolist()))),
+                       **scores(cell, model, ex, probe.tokens, device)}
+               for split, ex in splits.items()}
     row = LengthGenRow(
         key=key, dataset=cell.dataset, config=str(cell), model=job.model,
         model_config_hash=fields["model_config_hash"], n=int(n), lr=float(result.lr),
@@ -60,12 +71,13 @@ def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str,
     )
     folder.append_lengthgen(row)
     if kept is not None:
-        _keep(model, cell, kept, row, result.best_val_loss)
+        _keep(model, cell, kept, row, result.best_val_loss, probe.tokens)
     return row
 
 
-def _keep(model, cell, path: Path, row: LengthGenRow, val_loss: float) -> None:
+def _keep(model, cell, path: Path, row: LengthGenRow, val_loss: float,
+          tokens: TokenMap) -> None:
     keep_checkpoint(model, cell, path, {
         "model": row.model, "dataset": row.dataset, "config": row.config, "n": row.n,
         "lr": row.lr, "seed": row.seed, "steps": row.steps, "lengthgen": row.key,
-        "val_loss": finite_or_none(val_loss)})
+        "val_loss": finite_or_none(val_loss)}, tokens)

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from ..results import OodRow, run_key
 from ..tasks import generate
-from .best_run import best_model, finite_or_none, predict
+from .best_run import best_model, finite_or_none, scores
 from .probe import JournalProbe
 
 
@@ -20,7 +20,7 @@ def ood_check(probe: JournalProbe, n: int, protocol_hash: str) -> OodRow:
         return row
     result, model = best_model(probe, n)
     test = generate(job.cell, "test", None, job.data_seed)
-    metrics = job.cell.metrics(predict(model, test.input_ids, device), test.labels)
+    metrics = scores(job.cell, model, test, probe.tokens, device)
     row = OodRow(
         key=key, dataset=job.cell.dataset, config=str(job.cell), model=job.model,
         model_config_hash=fields["model_config_hash"], n=int(n), lr=float(result.lr),

@@ -14,24 +14,32 @@ from dataclasses import asdict
 
 import torch
 
-from ..data import cell_arrays
+from ..data import TokenMap, cell_arrays
 from ..results import ResultsFolder, run_key
 from ..search import ProbeOutcome
-from ..tasks import train_pool_size
+from ..tasks import TaskCell, train_pool_size
 from ..training import RunResult, TrainData, TrainSettings, train_grid
 from ..training.grid import winners_first
 from .job import SearchJob
 
 
-def train_data(job: SearchJob, rows: int) -> TrainData:
-    """The first ``rows`` training rows of the job's cell and its validation set, as tensors.
+def longest_row(cell: TaskCell) -> int:
+    """Tokens of the longest row of any split of ``cell`` (its last test split's longest
+    length): the positions random offsets train (`TrainSettings.position_offsets`)."""
+    return cell.token_length(cell.LENGTH_SPAN * cell.max_len)
+
+
+def train_data(job: SearchJob, rows: int, tokens: TokenMap | None = None) -> TrainData:
+    """The first ``rows`` training rows of the job's cell and its validation set, as tensors,
+    in the task's ids or those of ``tokens`` (a pretrained model's tokenizer).
 
     The arrays come in the smallest integer type (int8 for most cells); the trainer widens
     one batch at a time."""
-    arrays = cell_arrays(job.cell, job.data_seed, rows)
+    arrays = cell_arrays(job.cell, job.data_seed, rows, tokens=tokens)
     return TrainData(*(torch.from_numpy(a) for a in (
         arrays.train_input_ids, arrays.train_labels, arrays.val_input_ids,
-        arrays.val_labels)), whole_pool=train_pool_size(job.cell))
+        arrays.val_labels)), whole_pool=train_pool_size(job.cell),
+        positions=longest_row(job.cell))
 
 
 class TrainPool:
@@ -43,8 +51,10 @@ class TrainPool:
     probe asks for more rows than are held.
     """
 
-    def __init__(self, job: SearchJob) -> None:
+    def __init__(self, job: SearchJob, tokens: TokenMap | None = None) -> None:
         self.job = job
+        # The ids the job's model reads (`TokenMap`): the task's own unless it is pretrained.
+        self.tokens = TokenMap.identity(job.cell.vocab) if tokens is None else tokens
         self.size = train_pool_size(job.cell)
         self._data: TrainData | None = None
 
@@ -52,7 +62,7 @@ class TrainPool:
         """Tensors holding at least the first ``n`` training rows."""
         if self._data is None or self._data.pool_size < n:
             rows = min(self.size, max(n, 2 * (self._data.pool_size if self._data else 0)))
-            self._data = train_data(self.job, rows)
+            self._data = train_data(self.job, rows, self.tokens)
         return self._data
 
 
@@ -77,6 +87,8 @@ class JournalProbe:
         self.on_eval = on_eval
         self.pool = pool if pool is not None else TrainPool(job)
         self.pool_size = self.pool.size
+        # What the checks encode their rows with and read predictions back through.
+        self.tokens = self.pool.tokens
         # The grid points that succeeded at this search's earlier probes, latest first: a
         # probe trains them first, so where runs train one at a time a succeeding probe
         # usually costs one run. Rebuilt as a resumed search recalls its probes.

@@ -13,7 +13,9 @@ from pathlib import Path
 from filelock import Timeout
 from tqdm.auto import tqdm
 
-from ..models import build_config, model_config_hash
+from ..data import TokenMap
+from ..models import build_config, model_config_hash, model_factory
+from ..models.build import model_tokenizer
 from ..results import (
     KAPPA_COLUMNS,
     NSTAR_COLUMNS,
@@ -32,10 +34,15 @@ from ..training import TrainSettings
 from .checkpoints import push_winners
 from .job import SearchJob, kappa_groups
 from .lengthgen import lengthgen_check
+from .lengths import LengthRange, chosen_lengths
 from .ood import ood_check
 from .probe import JournalProbe, TrainPool
 from .schedule import my_jobs
 from .tracking import Trackers
+
+# Training settings a protocol leaves out at these values (those of every folder before them).
+PLAIN_TRAINING = {"weight_decay": 0.0, "warmup": 0.0, "lr_schedule": "constant",
+                  "max_grad_norm": None, "position_offsets": False}
 
 
 def _train_protocol(settings: TrainSettings) -> dict:
@@ -44,6 +51,11 @@ def _train_protocol(settings: TrainSettings) -> dict:
     # Where and how the grid is computed does not change what it computes.
     for key in ("device", "grid_mode", "eval_batch_size"):
         train.pop(key)
+    # The optimizer's and the positions' settings are recorded where they differ from plain
+    # Adam at 0-based positions, so that every folder made before they existed keeps its hash.
+    for key, plain in PLAIN_TRAINING.items():
+        if train[key] == plain:
+            train.pop(key)
     rule = train.pop("early_failure")
     if rule is None or rule["name"] == "patience":
         # Folders made before the rules were objects recorded no rule, or the patience
@@ -94,6 +106,9 @@ class Campaign:
     # The settings of the models whose preset gives them their own learning rates or budget
     # (`Budget.per_model`); every other model trains with ``train`` and ``search``.
     by_model: Mapping[str, tuple[TrainSettings, SearchSettings]] = field(default_factory=dict)
+    # The lengths the length-generalisation check scores in place of each cell's own test
+    # splits (``--test-lengths``; None: the cell's); its rows' keys name them.
+    test_lengths: LengthRange | None = None
 
     def settings_for(self, model: str) -> tuple[TrainSettings, SearchSettings]:
         """The training and search settings the model's searches run under."""
@@ -146,11 +161,14 @@ def model_config(job: SearchJob, campaign: Campaign):
                         **campaign.model_overrides)
 
 
-def factory_of(config):
-    """Builds one fresh, untrained model of ``config`` (the trainer seeds it)."""
-    from transformers import AutoModelForCausalLM
-
-    return lambda: AutoModelForCausalLM.from_config(config)
+def token_map(model: str, cell: TaskCell, config) -> TokenMap:
+    """The ids ``model`` reads ``cell`` in: the task's own, or for a model with a tokenizer of
+    its own (pretrained) each task token as one of its tokens (`TokenMap.build`, a ValueError
+    of one line where it has too few)."""
+    tokenizer = model_tokenizer(model)
+    if tokenizer is None:
+        return TokenMap.identity(cell.vocab)
+    return TokenMap.build(cell, tokenizer, size=config.vocab_size, name=f"{model}'s tokenizer")
 
 
 class CampaignJob:
@@ -196,11 +214,16 @@ class CampaignJob:
 
     @cached_property
     def model_factory(self):
-        return factory_of(self.config)
+        return model_factory(self.job.model, self.config)
+
+    @cached_property
+    def tokens(self) -> TokenMap:
+        """The ids the job's model reads its cell in (`token_map`), built once for the job."""
+        return token_map(self.job.model, self.job.cell, self.config)
 
     @cached_property
     def pool(self) -> TrainPool:
-        return TrainPool(self.job)
+        return TrainPool(self.job, self.tokens)
 
     def probe(self, folder: ResultsFolder, on_run=None, on_eval=None) -> JournalProbe:
         """A probe for one search or check of the job, on the job's pool. Each starts with no
@@ -223,12 +246,11 @@ def plan_text(campaign: Campaign, processes: int = 1) -> str:
 
     step_s = {}
     for model in dict.fromkeys(j.model for j in campaign.jobs):
-        job = max((j for j in campaign.jobs if j.model == model),
-                  key=lambda j: j.cell.token_length(j.cell.max_len))
-        train, _ = campaign.settings_for(model)
-        data = train_data(job, min(train_pool_size(job.cell), train.batch_size))
-        step_s[model] = measure_grid_step_s(factory_of(model_config(job, campaign)), data,
-                                            train)
+        job = CampaignJob(max((j for j in campaign.jobs if j.model == model),
+                              key=lambda j: j.cell.token_length(j.cell.max_len)), campaign, "")
+        data = train_data(job.job, min(train_pool_size(job.cell),
+                                       job.train_settings.batch_size), job.tokens)
+        step_s[model] = measure_grid_step_s(job.model_factory, data, job.train_settings)
     return describe_plan(campaign.jobs, campaign.settings_for, step_s, processes)
 
 
@@ -251,7 +273,8 @@ def ood_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> OodR
 
 def lengthgen_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> LengthGenRow:
     keep_in = checkpoints_dir(campaign.out) if campaign.keep_checkpoints else None
-    row = check_one(lengthgen_check, job, folder, campaign.lengthgen_n, keep_in=keep_in)
+    row = check_one(lengthgen_check, job, folder, campaign.lengthgen_n, keep_in=keep_in,
+                    test_lengths=campaign.test_lengths)
     scores = "; ".join(f"{split} ({s['lengths']}) " + ", ".join(
         f"{k} {v:.3f}" for k, v in s.items() if k != "lengths") for split, s in row.table().items())
     tqdm.write(f"  {job.label}: after N={row.n:,}: {scores}")
@@ -434,15 +457,17 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
     by_name = {(str(j.cell), j.model): j for j in jobs}
     nstar = [folder.find_search(j.key("search")) for j in jobs if j.job.search]
 
-    def own(rows, kind):
+    def own(rows, kind, extra=lambda job: {}):
         return [r for r in rows if (r.config, r.model) in by_name
-                and r.key == by_name[(r.config, r.model)].key(kind, n=r.n)]
+                and r.key == (job := by_name[(r.config, r.model)]).key(kind, n=r.n,
+                                                                       **extra(job))]
 
     return CampaignResults(
         nstar=[r for r in nstar if r is not None],
         kappa=write_kappa_rows(campaign, folder, protocol_hash, built),
         ood=own(folder.read_ood(), "ood"),
-        lengthgen=own(folder.read_lengthgen(), "lengthgen"))
+        lengthgen=own(folder.read_lengthgen(), "lengthgen",
+                      lambda job: chosen_lengths(job.cell, campaign.test_lengths)))
 
 
 def print_tables(results: CampaignResults, file=None) -> None:

@@ -55,8 +55,12 @@ def test_every_flag_has_help_that_shows_its_default(command):
 def test_budget_flags_name_each_presets_value():
     helps = {a.dest: a.help for a in build_parser()._actions}
     assert helps["max_steps"].endswith("(default: the preset's: cpu 1500 (gpt2 5000, lstm "
-                                       "5000, mamba 3000), paper 250000)")
-    assert "paper 0.001,0.0001,1e-05" in helps["lrs"]
+                                       "5000, mamba 3000), finetune 3000, paper 250000)")
+    assert "paper 0.001,0.0001,1e-05" in helps["lrs"] and "finetune 1e-05" in helps["lrs"]
+    assert helps["position_offsets"].endswith("(default: the preset's: cpu off, finetune on, "
+                                              "paper off)")
+    assert helps["max_grad_norm"].endswith("(default: the preset's: cpu off, finetune 1, "
+                                           "paper off)")
 
 
 def test_a_recipe_sets_flags_and_the_command_line_overrides_it(tmp_path):

@@ -97,8 +97,8 @@ def test_a_job_builds_its_config_once_and_generates_its_arrays_once(tmp_path, mo
 
     generated, configs = [], []
     real_arrays, real_config = probe_module.cell_arrays, run_module.build_config
-    monkeypatch.setattr(probe_module, "cell_arrays", lambda cell, seed, rows: generated.append(
-        (str(cell), rows)) or real_arrays(cell, seed, rows))
+    monkeypatch.setattr(probe_module, "cell_arrays", lambda cell, seed, rows, **kw: generated
+                        .append((str(cell), rows)) or real_arrays(cell, seed, rows, **kw))
     monkeypatch.setattr(run_module, "build_config", lambda *a, **k: configs.append(a) or
                         real_config(*a, **k))
     monkeypatch.setattr(probe_module, "train_grid", fake_train_grid([]))

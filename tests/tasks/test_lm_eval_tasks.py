@@ -351,7 +351,11 @@ def harness_run(tmp_path_factory):
                      dataset_card_template(dataset), train_size=12, progress=False,
                      splits=("train", "validation"))
     folder = tmp / "tasks"
-    write_tasks(folder, dataset_path=lambda d: str(tmp / d))
+    # The README's offline recipe: task files that read the folders just built.
+    from hf_induction.lm_eval_tasks.__main__ import main as write_main
+
+    assert write_main(["--out", str(folder), "--datasets-from", str(tmp)]) == 0
+    assert f"dataset_path: {tmp / 'copy'}" in (folder / "_copy_template_yaml").read_text()
     out = tmp / "out"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "HF_HOME": str(tmp / "hf"), "TOKENIZERS_PARALLELISM": "false"}
@@ -401,3 +405,14 @@ def test_lm_eval_run_scores_the_tasks_as_a_hand_checked_scorer_does(harness_run)
     bare, rule = (prompts[n] for n in CLI_TASKS[:2])
     assert [without_rule("retrieval", p).rsplit("\n\n", 1)[-1] for p in rule] == [
         p.rsplit("\n\n", 1)[-1] for p in bare]
+
+
+def test_local_task_files_need_a_folder_of_their_own(capsys):
+    from hf_induction.lm_eval_tasks.__main__ import main as write_main
+
+    for argv, why in [(["--datasets-from", "build/hub"], "add --out DIR"),
+                      (["--out", str(FOLDER), "--datasets-from", "x"], "package's own folder")]:
+        with pytest.raises(SystemExit):
+            write_main(argv)
+        line = capsys.readouterr().err.strip().splitlines()[-1]
+        assert why in line
