@@ -9,7 +9,8 @@ of the fast path against its naive reference, which stays in the model's folder
 the package's trainer (`train_run`, `train_grid`), which is their reference.
 
 Sections: architecture_steps (every registered model's step time at both presets beside
-GPT-2's), delta_rule_chunked_vs_recurrent (DeltaNet's chunked kernel against its naive
+GPT-2's), copy_draw (copy's unique sources drawn as before against now, the same rows),
+delta_rule_chunked_vs_recurrent (DeltaNet's chunked kernel against its naive
 recurrence, training steps at T = 64 and 256), generation (examples per second of the task
 generator), gemm (the machine's fp32 matrix-multiply rate, the practical peak every achieved
 rate is compared with), paper_step (per model, paper preset, batch 64, length 20: step time,
@@ -32,6 +33,7 @@ Ratios are measured side by side in one run; absolute times on a shared machine 
 SECTIONS = (
     "architecture_steps",
     "compile",
+    "copy_draw",
     "dense_ssm_fast_vs_reference",
     "dense_ssm_stacking",
     "delta_rule_chunked_vs_recurrent",

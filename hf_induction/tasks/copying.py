@@ -48,6 +48,34 @@ def repeated_symbols(n: int) -> int:
     return min(n // 2, max(2, n // 3))
 
 
+# Copy's unique sources are drawn this many rows first (`CopyConfig.first_draw`).
+UNIQUE_FIRST_DRAW = 1 << 10
+
+
+def first_of_permutation_reference(keys: np.ndarray, k: int) -> np.ndarray:
+    """The first k columns of each row's ascending order of ``keys`` [rows, V]."""
+    return keys.argsort(axis=1)[:, :k]
+
+
+def first_of_permutation(keys: np.ndarray, k: int) -> np.ndarray:
+    """`first_of_permutation_reference`, partitioning first: the k smallest keys of a row,
+    then only those sorted (k log k, not V log V, a row). Where a row's k + 1 smallest keys
+    are not all distinct (random doubles tie about once in 10^11 rows of 300), the order
+    among ties is the sort's: the reference decides the whole chunk."""
+    V = keys.shape[1]
+    if k >= V:
+        return first_of_permutation_reference(keys, k)
+    part = np.argpartition(keys, k, axis=1)
+    chosen = part[:, :k]
+    chosen_keys = np.take_along_axis(keys, chosen, axis=1)
+    order = chosen_keys.argsort(axis=1)
+    ranked = np.take_along_axis(chosen_keys, order, axis=1)
+    boundary = np.take_along_axis(keys, part[:, k:k + 1], axis=1)
+    if (ranked[:, 1:] == ranked[:, :-1]).any() or (ranked[:, -1:] == boundary).any():
+        return first_of_permutation_reference(keys, k)
+    return np.take_along_axis(chosen, order, axis=1)
+
+
 # S(m, k) for every m counted so far, a row a length (k = 0..m // 2): the rows `arrangements`
 # extends on demand. A repeating source is drawn from ratios of these exact counts at every
 # length and symbol count up to its own, and its pools are counted from them, so the rows are
@@ -128,15 +156,21 @@ class CopyConfig(SymbolTaskCell):
         paired = (np.hstack([pad, same]) | np.hstack([same, pad])).all(axis=1)
         return paired & (n - same.sum(axis=1) == repeated_symbols(n))
 
+    def first_draw(self) -> int:
+        # A unique source's draw reads nothing but rng.random((size, V)), row after row, so its
+        # stream of rows is the same in any chunks: a split of few rows a length (a test split
+        # over 100 lengths) draws them in small ones. A repeating source's draw makes further
+        # calls per chunk, so its chunks stay the family's.
+        return UNIQUE_FIRST_DRAW if self.unique else super().first_draw()
+
     def _draw(self, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` sources drawn uniformly from the pool of length n (with repeats)."""
         V = self.symbols
         # A random set (or sequence) of symbols: the first columns of a random permutation.
-        chosen = rng.random((size, V)).argsort(axis=1)
+        p = n if self.unique else repeated_symbols(n)
+        symbols = first_of_permutation(rng.random((size, V)), p)
         if self.unique:
-            return chosen[:, :n]
-        p = repeated_symbols(n)
-        symbols = chosen[:, :p]
+            return symbols
         # Multiplicities m_1..m_p (each >= 2, summing to n), drawn so that every string is
         # equally likely: P(m_k = j | m places left) = C(m, j) a(p - k, m - j) / a(p - k + 1, m).
         counts = np.zeros((size, p), dtype=np.int64)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..citations import BORN_A_TRANSFORMER, Paper
 from .cell import TaskCell
-from .limits import check_length, check_vocab
+from .limits import FIRST_CHUNK, check_length, check_vocab
 from .sampling import distinct_draws, generate
 from .token_layout import IGNORE, Vocab
 
@@ -167,12 +167,18 @@ class SymbolTaskCell(TaskCell):
         """``size`` items drawn uniformly from the pool of length n (with repeats)."""
         raise NotImplementedError
 
+    def first_draw(self) -> int:
+        """The first chunk `distinct_draws` draws (`limits.FIRST_CHUNK` unless a family's draw
+        is the same stream in any chunks, as copy's unique sources are)."""
+        return FIRST_CHUNK
+
     def stream(self, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
         if self.symbols ** self.item_width(n) <= ENUMERATION_LIMIT:
             pool = enumerated_pool(self, n)
             return pool[rng.permutation(len(pool))[:count]]
         dtype = symbol_dtype(self.symbols)
-        return distinct_draws(lambda r, size: self._draw(n, size, r).astype(dtype), count, rng)
+        return distinct_draws(lambda r, size: self._draw(n, size, r).astype(dtype), count, rng,
+                              first=self.first_draw())
 
 
 def example_table(cells: list[TaskCell], split: str = "validation") -> str:

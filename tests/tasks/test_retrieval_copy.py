@@ -179,3 +179,34 @@ def test_metrics_mean_what_each_family_says():
     ex = generate(r, "validation", None, seed=0)
     oracle = np.roll(np.where(ex.labels == IGNORE, 0, ex.labels), -1, axis=1)
     assert r.metrics(oracle, ex.labels) == {"accuracy": 1.0}
+
+
+def test_the_partitioned_permutation_prefix_is_the_sorted_one():
+    g = np.random.default_rng(0)
+    for V, k in [(300, 1), (300, 100), (300, 299), (300, 300), (7, 3), (2, 1)]:
+        keys = g.random((500, V))
+        assert np.array_equal(copying.first_of_permutation(keys, k),
+                              copying.first_of_permutation_reference(keys, k))
+    # Ties among the smallest keys, or at the k-th: the sort decides, as in the reference.
+    keys = g.integers(0, 4, (500, 12)).astype(float)
+    for k in (1, 3, 6):
+        assert np.array_equal(copying.first_of_permutation(keys, k),
+                              copying.first_of_permutation_reference(keys, k))
+
+
+@pytest.mark.parametrize("name", ["UF_L12_uniform_V36", "UB_L30_V90"])
+def test_unique_sources_are_the_same_stream_in_small_chunks(name):
+    from hf_induction.tasks.limits import FIRST_CHUNK
+    from hf_induction.tasks.sampling import distinct_draws
+
+    cell = parse("copy", name)
+    assert cell.first_draw() < FIRST_CHUNK
+    for n, count in [(cell.max_len, 3000), (2 * cell.max_len, 5)]:
+        def draw(r, size, n=n):
+            return cell._draw(n, size, r)
+
+        small = distinct_draws(draw, count, np.random.default_rng(n), first=cell.first_draw())
+        whole = distinct_draws(draw, count, np.random.default_rng(n), first=FIRST_CHUNK)
+        assert np.array_equal(small, whole)
+    # A repeating source's draw keeps the family's chunks (its rows depend on them).
+    assert parse("copy", "NF_L12_V12").first_draw() == FIRST_CHUNK
