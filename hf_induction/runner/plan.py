@@ -74,6 +74,9 @@ def budget_line(train: TrainSettings, search: SearchSettings) -> str:
             f"N = {search.n_start:,} up to {search.n_max:,}")
 
 
+CHECK_GRIDS = 2
+
+
 def describe_plan(jobs: Sequence[SearchJob], settings_for: Callable[[str], tuple],
                   step_s: dict[str, float], processes: int = 1) -> str:
     """The plan as printed: searches per model, each model's budget, the time bound.
@@ -94,7 +97,10 @@ def describe_plan(jobs: Sequence[SearchJob], settings_for: Callable[[str], tuple
         lines.append(f"  {model}: {', '.join(f'{j.cell.dataset}/{j.cell}' for j in mine)}")
         lines.append(f"    budget: {budget_line(train, search)}")
         if model in step_s:
-            steps = sum(search_bound(j, search) for j in mine if j.search) * train.max_steps
+            # A check without a search trains its grid at N, then retrains the best run (a
+            # run's step costs at most a grid step): two grids' budget.
+            grids = sum(search_bound(j, search) if j.search else CHECK_GRIDS for j in mine)
+            steps = grids * train.max_steps
             seconds = steps * step_s[model]
             total += seconds
             lines.append(f"    time: {step_s[model] * 1e3:.3g} ms a grid step (measured now); "

@@ -105,6 +105,11 @@ def test_the_printed_plan_bounds_time_by_the_probes_of_a_search_that_never_succe
     assert "lr {0.01, 0.003} × seed {10, 20} (grid 4), 500 steps a run" in text
     # 4 probes × 500 steps of the grid × 10 ms = 20 s.
     assert "at most 20 s (2,000 grid steps" in text
+    # A check alone (no search) trains the grid at N and retrains its best run: 2 × 500 steps.
+    check = SearchJob(cell("acot_L4_m3"), "lstm", search=False)
+    text = describe_plan([job, check], lambda model: (train, search), {"lstm": 0.01})
+    assert text.startswith("Plan: 1 search and 1 check over 1 process")
+    assert "at most 30 s (3,000 grid steps" in text
 
 
 def test_each_model_trains_at_its_own_cpu_budget_and_published_protocols_still_match():
