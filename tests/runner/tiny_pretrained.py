@@ -8,7 +8,7 @@ The published fine-tuning runs (results/finetune) start from a larger one of the
 made from a checkout with
 
     python -m tests.runner.tiny_pretrained build/tiny-gpt2 --vocab 600 --positions 1024 \
-        --steps 600
+        --steps 100
 """
 
 from __future__ import annotations
