@@ -29,7 +29,7 @@ import numpy as np
 
 from .cell import SEQUENCE, Examples
 from .symbols import DISTS, SymbolTaskCell
-from .token_layout import IGNORE
+from .token_layout import IGNORE, Vocab
 
 TASKS = ("UF", "UB", "NF", "NB")
 DEFAULT_SYMBOLS = 32
@@ -46,6 +46,33 @@ GRAMMAR = (
 def repeated_symbols(n: int) -> int:
     """How many distinct symbols a repeating source of length n holds (the study's rule)."""
     return min(n // 2, max(2, n // 3))
+
+
+def copy_rows(vocab: Vocab, items: np.ndarray, lengths: np.ndarray, backward: bool = False
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The copy layout of sources ``items[:, :n]``: rows ``[BOS, x_1..x_n, SEP, y_1..y_n,
+    EOS]`` (y the source, or it reversed), the target and EOS supervised, each padded to the
+    longest; (input_ids, labels, source, target), the last two ``[K, max n]``. Lorem's rows
+    are the forward layout too."""
+    k = len(lengths)
+    width = int(lengths.max(initial=0))
+    t_max = 2 * width + 3
+    ids = np.full((k, t_max), vocab.pad, dtype=np.int64)
+    labels = np.full((k, t_max), IGNORE, dtype=np.int64)
+    source = np.zeros((k, width), dtype=np.int64)
+    target = np.zeros((k, width), dtype=np.int64)
+    for n in np.unique(lengths).tolist():
+        rows = np.flatnonzero(lengths == n)
+        x = items[rows, :n].astype(np.int64)
+        y = x[:, ::-1] if backward else x
+        source[rows, :n], target[rows, :n] = x, y
+        ids[rows, 0] = vocab.bos
+        ids[rows, 1 : n + 1] = x
+        ids[rows, n + 1] = vocab.sep
+        ids[rows, n + 2 : 2 * n + 2] = y
+        ids[rows, 2 * n + 2] = vocab.eos
+        labels[rows, n + 2 : 2 * n + 3] = ids[rows, n + 2 : 2 * n + 3]
+    return ids, labels, source, target
 
 
 # Copy's unique sources are drawn this many rows first (`CopyConfig.first_draw`).
@@ -194,25 +221,7 @@ class CopyConfig(SymbolTaskCell):
 
     # -- rows ------------------------------------------------------------------------
     def encode(self, items: np.ndarray, lengths: np.ndarray) -> Examples:
-        vocab = self.vocab
-        k = len(lengths)
-        width = int(lengths.max(initial=0))
-        t_max = 2 * width + 3
-        ids = np.full((k, t_max), vocab.pad, dtype=np.int64)
-        labels = np.full((k, t_max), IGNORE, dtype=np.int64)
-        source = np.zeros((k, width), dtype=np.int64)
-        target = np.zeros((k, width), dtype=np.int64)
-        for n in np.unique(lengths).tolist():
-            rows = np.flatnonzero(lengths == n)
-            x = items[rows, :n].astype(np.int64)
-            y = x[:, ::-1] if self.backward else x
-            source[rows, :n], target[rows, :n] = x, y
-            ids[rows, 0] = vocab.bos
-            ids[rows, 1 : n + 1] = x
-            ids[rows, n + 1] = vocab.sep
-            ids[rows, n + 2 : 2 * n + 2] = y
-            ids[rows, 2 * n + 2] = vocab.eos
-            labels[rows, n + 2 : 2 * n + 3] = ids[rows, n + 2 : 2 * n + 3]
+        ids, labels, source, target = copy_rows(self.vocab, items, lengths, self.backward)
         return Examples(lengths, ids, labels, 2 * lengths + 3,
                         {"source": source, "target": target})
 

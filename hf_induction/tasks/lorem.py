@@ -62,10 +62,11 @@ import numpy as np
 from ..citations import BORN_A_TRANSFORMER, Paper
 from .cell import SEQUENCE, Examples, TaskCell
 from .continuations import previous_continuations, teacher_forced_errors
+from .copying import copy_rows
 from .limits import check_length, check_vocab
 from .sampling import PERMUTATION_POOL_LIMIT, distinct_draws
 from .symbols import example_table
-from .token_layout import IGNORE, Vocab
+from .token_layout import Vocab
 
 # The study's 27 words (the `lorem` package's), then classical Lorem-ipsum words.
 WORDS = (
@@ -339,24 +340,9 @@ class LoremConfig(TaskCell):
 
     # -- rows ------------------------------------------------------------------------
     def encode(self, items: np.ndarray, lengths: np.ndarray) -> Examples:
-        vocab = self.vocab
-        k = len(lengths)
-        width = int(lengths.max(initial=0))
-        ids = np.full((k, 2 * width + 3), vocab.pad, dtype=np.int64)
-        labels = np.full_like(ids, IGNORE)
-        source = np.zeros((k, width), dtype=np.int64)
-        for n in np.unique(lengths).tolist():
-            rows = np.flatnonzero(lengths == n)
-            x = items[rows, :n].astype(np.int64)
-            source[rows, :n] = x
-            ids[rows, 0] = vocab.bos
-            ids[rows, 1 : n + 1] = x
-            ids[rows, n + 1] = vocab.sep
-            ids[rows, n + 2 : 2 * n + 2] = x
-            ids[rows, 2 * n + 2] = vocab.eos
-            labels[rows, n + 2 : 2 * n + 3] = ids[rows, n + 2 : 2 * n + 3]
+        ids, labels, source, target = copy_rows(self.vocab, items, lengths)
         return Examples(lengths, ids, labels, 2 * lengths + 3, {
-            "source": source, "target": source.copy(),
+            "source": source, "target": target,
             "continuations": previous_continuations(source, lengths)})
 
     def metrics(self, predictions, labels) -> dict[str, float]:
