@@ -86,6 +86,12 @@ def test_the_wheel_holds_the_product_not_the_test_and_benchmark_tools(wheel):
         files = archive.namelist()
     assert "hf_induction/commands/nstar.py" in files
     assert "hf_induction/templates/space/app.py" in files
+    # Every lm-eval task, group and template file (the templates are named *_yaml, which only
+    # their own package-data pattern ships).
+    from hf_induction.lm_eval_tasks import FOLDER
+
+    tasks = {f"hf_induction/lm_eval_tasks/{p.name}" for p in FOLDER.iterdir() if p.is_file()}
+    assert any(t.endswith("_copy_template_yaml") for t in tasks) and tasks <= set(files)
     # The Hub stand-in lives in tests/hub_standin/, the benchmarks in bench/ (with the
     # Trainer baseline, the curve replay and the Dense-SSM timing they alone use).
     moved_out = ("hf_induction/testing/", "hf_induction/models/dense_ssm/bench.py",
