@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Sequence
 import torch
 from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from hf_induction.training.adam import StackedAdam
 from hf_induction.training.loss import causal_lm_loss_per_run, causal_lm_loss_sum_per_run
@@ -127,7 +128,13 @@ def _log_verdict(name: str, reason: str | None, warning_messages: list[str]) -> 
 
 def _stacked_call(template: nn.Module):
     def call(params, buffers, input_ids, *position_ids):
-        return functional_call(template, (params, buffers), (input_ids, *position_ids))
+        if input_ids.device.type != "cuda":
+            return functional_call(template, (params, buffers), (input_ids, *position_ids))
+        # CUDA's fused attention kernels do not run under vmap (the memory-efficient one
+        # fails its stride check, "LSE is not correctly aligned"), which sent every
+        # transformer's grid run by run on a GPU; the math backend is plain ops vmap batches.
+        with sdpa_kernel(SDPBackend.MATH):
+            return functional_call(template, (params, buffers), (input_ids, *position_ids))
 
     return call
 

@@ -53,6 +53,14 @@ def test_vmap_verdict(data, factory, reason):
     assert verdict == reason or verdict.startswith(reason)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_transformers_stack_on_cuda(data):
+    # CUDA's fused attention kernels fail under vmap; the stacked call runs attention on the
+    # math backend there, or every transformer's grid would train run by run.
+    model = tiny_gpt2().to("cuda")
+    assert vmap_unsupported_reason(model, data.train_input_ids[:2, :5].to("cuda")) is None
+
+
 def test_stacked_equals_sequential(data):
     settings = TrainSettings(
         max_steps=60,
