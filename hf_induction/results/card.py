@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
-from .protocol import protocol_summary
+from .protocol import ADDED_MODELS, protocol_summary
 from .rows import (
     HeadsRow,
     JournalRow,
@@ -78,7 +78,9 @@ def protocol_lines(protocol: Mapping[str, Any] | None) -> list[str]:
     own = sorted(protocol.get("by_model", {}))
     lines = [f"- {'every other model' if own else 'every model'}: "
              f"{protocol_summary(protocol, values=True)}"]
-    lines += [f"- {model}: {protocol_summary(protocol, model, values=True)}" for model in own]
+    added = set(protocol.get(ADDED_MODELS, ()))
+    lines += [f"- {model}{' (added to the folder later)' if model in added else ''}: "
+              f"{protocol_summary(protocol, model, values=True)}" for model in own]
     return lines
 
 

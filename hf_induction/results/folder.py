@@ -15,8 +15,13 @@ from filelock import FileLock
 
 from .card import render_card
 from .jsonl import atomic_write_text, clean
-from .keys import stable_hash
-from .protocol import CorruptResults, NestedResults, ProtocolMismatch, diff_protocols
+from .protocol import (
+    CorruptResults,
+    NestedResults,
+    ProtocolMismatch,
+    extend_protocol,
+    protocol_hash,
+)
 from .ranked import RankedJsonl
 from .rows import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow, PatchingRow, PushRow
 
@@ -160,21 +165,24 @@ class ResultsFolder:
         (self.path / ".locks").mkdir(parents=True, exist_ok=True)
         with FileLock(str(self.path / ".locks" / "protocol.lock")):
             held = self.read_protocol()
-            if held != given:
-                if held is not None:
-                    differences = diff_protocols(held, given)
-                    if not force:
-                        raise ProtocolMismatch(self.protocol_file, differences)
+            record = given
+            if held is not None and held != given:
+                extended, differences = extend_protocol(held, given)
+                if not differences:
+                    record = extended
+                elif not force:
+                    raise ProtocolMismatch(self.protocol_file, differences)
+                else:
                     warnings.warn(
                         f"{self.protocol_file}: replacing the protocol (forced); differing "
                         "keys: " + ", ".join(differences),
                         stacklevel=2,
                     )
-                if self.rank == 0:
-                    text = json.dumps(given, indent=2, sort_keys=True, allow_nan=False) + "\n"
-                    atomic_write_text(self.protocol_file, text)
-                    self._write_card()
-        return stable_hash(given)
+            if record != held and self.rank == 0:
+                text = json.dumps(record, indent=2, sort_keys=True, allow_nan=False) + "\n"
+                atomic_write_text(self.protocol_file, text)
+                self._write_card()
+        return protocol_hash(record)
 
     def claim(self, key: str) -> FileLock:
         """The lock that claims the job ``key`` of this folder for one process: a process of

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .keys import stable_hash
+
 _ABSENT = "<absent>"
 
 
@@ -69,6 +71,49 @@ def diff_protocols(held: Mapping[str, Any], given: Mapping[str, Any]) -> dict[st
         for key in sorted(old.keys() | new.keys())
         if old.get(key, _ABSENT) != new.get(key, _ABSENT)
     }
+
+
+# protocol.json's list of the models a launch added to the folder after its protocol was first
+# recorded (`extend_protocol`); their settings sit in ``by_model`` with the others'.
+ADDED_MODELS = "added_models"
+
+
+def extend_protocol(held: Mapping[str, Any], given: Mapping[str, Any]
+                    ) -> tuple[dict[str, Any], dict[str, tuple]]:
+    """(the protocol to record, the differences that refuse the launch) for a launch with
+    protocol ``given`` on a folder holding ``held``.
+
+    A model with settings of its own that the folder has not seen joins it: its settings are
+    added to ``by_model`` and its name to ``added_models``, and `protocol_hash` leaves both
+    out, so the folder's runs keep their keys. A model the launch does not name keeps what the
+    folder recorded. Any other setting that differs, a shared one or a recorded model's own,
+    is a difference."""
+    held_own, given_own = held.get("by_model", {}), given.get("by_model", {})
+    new = sorted(set(given_own) - set(held_own))
+    # Only the models both record are compared; the rest of held's stand for themselves.
+    compared = {**{k: v for k, v in given.items() if k not in ("by_model", ADDED_MODELS)},
+                **({"by_model": {**held_own, **{m: given_own[m] for m in given_own
+                                                 if m in held_own}}} if held_own else {})}
+    differences = diff_protocols({k: v for k, v in held.items() if k != ADDED_MODELS},
+                                 compared)
+    if not new:
+        return dict(held), differences
+    extended = {**held, "by_model": {**held_own, **{m: given_own[m] for m in new}},
+                ADDED_MODELS: sorted([*held.get(ADDED_MODELS, []), *new])}
+    return extended, differences
+
+
+def protocol_hash(protocol: Mapping[str, Any]) -> str:
+    """The hash that keys a folder's runs and rows: of its protocol as first recorded, so a
+    model added later (`extend_protocol`) changes no key."""
+    added = set(protocol.get(ADDED_MODELS, ()))
+    core = {k: v for k, v in protocol.items() if k != ADDED_MODELS}
+    if added:
+        own = {m: v for m, v in core.get("by_model", {}).items() if m not in added}
+        core = {k: v for k, v in core.items() if k != "by_model"}
+        if own:
+            core["by_model"] = own
+    return stable_hash(core)
 
 
 def model_protocol(protocol: Mapping[str, Any], model: str) -> dict[str, Any]:

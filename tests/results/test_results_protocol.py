@@ -100,3 +100,41 @@ def test_atomic_write_leaves_old_content_and_no_tmp_on_failure(tmp_path, monkeyp
         atomic_write_text(target, "new")
     assert target.read_text() == "old"
     assert _no_tmp_files(tmp_path)
+
+
+def test_a_model_joins_a_folder_at_its_own_settings_and_no_key_changes(tmp_path):
+    # The folder was made with two models of their own; a later launch names a third.
+    mine = {"train": {"lrs": [0.003], "max_steps": 5000}}
+    first = {**PROTOCOL, "by_model": {"deltanet": mine, "mamba": {"train": {"max_steps": 3000}}}}
+    h = ResultsFolder(tmp_path).check_protocol(first)
+    later = {**PROTOCOL, "by_model": {"mamba": {"train": {"max_steps": 3000}},
+                                      "xlstm": {"train": {"lrs": [0.01]}}}}
+    assert ResultsFolder(tmp_path).check_protocol(later) == h
+    held = ResultsFolder(tmp_path).read_protocol()
+    assert held["by_model"]["xlstm"] == {"train": {"lrs": [0.01]}}
+    assert held["by_model"]["deltanet"] == mine and held["added_models"] == ["xlstm"]
+    # The first launch resumes with its hash, and reading the folder back gives it too.
+    assert ResultsFolder(tmp_path).check_protocol(first) == h
+    assert ResultsFolder(tmp_path).check_protocol(held) == h
+    # A joined model's settings are held to from then on, as a recorded model's are.
+    with pytest.raises(ProtocolMismatch) as info:
+        ResultsFolder(tmp_path).check_protocol(
+            {**PROTOCOL, "by_model": {"xlstm": {"train": {"lrs": [0.1]}}}})
+    assert set(info.value.differences) == {"by_model.xlstm.train.lrs"}
+    with pytest.raises(ProtocolMismatch, match="by_model.mamba.train.max_steps"):
+        ResultsFolder(tmp_path).check_protocol(
+            {**PROTOCOL, "by_model": {"mamba": {"train": {"max_steps": 100}}}})
+    # A shared setting that differs still refuses the launch, whatever model it adds.
+    with pytest.raises(ProtocolMismatch, match="max_steps"):
+        ResultsFolder(tmp_path).check_protocol(
+            {**PROTOCOL, "max_steps": 10, "by_model": {"rope": {"train": {"lrs": [1.0]}}}})
+    assert "rope" not in ResultsFolder(tmp_path).read_protocol()["by_model"]
+
+
+def test_a_folder_without_models_of_their_own_takes_one_and_keeps_its_hash(tmp_path):
+    h = ResultsFolder(tmp_path).check_protocol(PROTOCOL)
+    assert ResultsFolder(tmp_path).check_protocol(
+        {**PROTOCOL, "by_model": {"lstm": {"train": {"max_steps": 5000}}}}) == h
+    assert ResultsFolder(tmp_path).read_protocol()["added_models"] == ["lstm"]
+    assert "- lstm (added to the folder later): 5,000 steps" in (tmp_path / "README.md").read_text()
+    assert ResultsFolder(tmp_path).check_protocol(PROTOCOL) == h
