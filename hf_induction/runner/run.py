@@ -421,11 +421,31 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
     """
     from accelerate import PartialState
 
-    state = PartialState(cpu=campaign.train.device == "cpu")
+    cpu = campaign.train.device == "cpu"
+    state = PartialState(cpu=cpu)
+
+    # Some accelerate releases pass device_ids to the barrier of a CPU (gloo) group too, which
+    # then runs on the machine's GPU and fails on every rank past the GPUs there ("invalid
+    # device ordinal"): a CPU campaign on a GPU machine waits on a gloo group itself.
+    gloo = cpu and state.num_processes > 1
+    if gloo:
+        import torch.distributed as dist
+
+        group = None if dist.get_backend() == "gloo" else dist.new_group(backend="gloo")
+
+    def wait_for_everyone() -> None:
+        if gloo:
+            dist.barrier(group=group)
+        else:
+            state.wait_for_everyone()
+
     folder = ResultsFolder(campaign.out, rank=state.process_index)
     # The main process records the protocol (or refuses a folder of another one) first.
-    with state.main_process_first():
-        protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
+    if not state.is_main_process:
+        wait_for_everyone()
+    protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
+    if state.is_main_process:
+        wait_for_everyone()
     # Each job's config, hash and keys are built once, here, and handed on.
     built = {job: CampaignJob(job, campaign, protocol_hash) for job in campaign.jobs}
     jobs = list(built.values())
@@ -450,7 +470,7 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
         tqdm.write(f"  {job.label}: another launch holds it; waiting for it to finish")
         with claim:
             run_job(job, campaign, folder, state.process_index)
-    state.wait_for_everyone()
+    wait_for_everyone()
     if not state.is_main_process:
         return CampaignResults()
     folder.refresh()
