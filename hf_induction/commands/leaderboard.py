@@ -4,9 +4,10 @@
     hf-induction leaderboard results/cpu results/gpt2 ORG/REPO --out build/leaderboard
 
 writes OUT/leaderboard.md (κ per model × format × task, N*_joint, Σ N*_n, sorted; the N*
-of every search; length generalisation beside chance), one table of each over every source
-given, with a column naming each row's source when there are several, and the figures over
-all of them: OUT/nstar_vs_length_*.png, OUT/kappa_*.png.
+of every search; accuracy at 2L, ranked; length generalisation beside chance), one table of
+each over every source given, with a column naming each row's source when there are several,
+and the figures over all of them: OUT/nstar_vs_length_*.png, OUT/kappa_*.png,
+OUT/ood_final_state.png.
 """
 
 from __future__ import annotations

@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..results import KappaRow, LengthGenRow, NstarRow
+from ..results import KappaRow, LengthGenRow, NstarRow, OodRow
 from ..results.render import (
     BOARD_KAPPA_COLUMNS,
     BOARD_NSTAR_COLUMNS,
+    BOARD_OOD_COLUMNS,
     LENGTHGEN_TABLE_COLUMNS,
     SOURCE_COLUMN,
     board_nstar_lines,
+    board_ood_lines,
     lengthgen_table_lines,
     markdown_table,
 )
@@ -130,6 +132,10 @@ def load_lengthgen(source: str | Path, **kwargs: Any) -> list[LengthGenRow]:
     return [LengthGenRow.from_dict(row) for row in load_table(source, "lengthgen", **kwargs)]
 
 
+def load_ood(source: str | Path, **kwargs: Any) -> list[OodRow]:
+    return [OodRow.from_dict(row) for row in load_table(source, "ood", **kwargs)]
+
+
 def load_leaderboard(source: str | Path, **kwargs: Any) -> list[Entry]:
     return leaderboard_entries(load_kappa(source, **kwargs))
 
@@ -142,6 +148,7 @@ class SourceResults:
     entries: list[Entry]
     nstar: list[NstarRow]
     lengthgen: list[LengthGenRow]
+    ood: Sequence[OodRow] = ()
 
     @classmethod
     def load(cls, source: str | Path, **kwargs: Any) -> SourceResults:
@@ -151,7 +158,8 @@ class SourceResults:
 
             ResultsFolder.existing(source)
         return cls(str(source), load_leaderboard(source, **kwargs),
-                   load_nstar(source, **kwargs), load_lengthgen(source, **kwargs))
+                   load_nstar(source, **kwargs), load_lengthgen(source, **kwargs),
+                   load_ood(source, **kwargs))
 
     @property
     def label(self) -> str:
@@ -179,8 +187,9 @@ def _by_search(line: Mapping[str, str]) -> tuple[str, str, str]:
 
 
 def render_markdown(results: Sequence[SourceResults], figures: Sequence[str] = ()) -> str:
-    """``leaderboard.md``: the κ table, the N* table and the length-generalisation table, each
-    over every source (a column naming the source when there are several), and the figures."""
+    """``leaderboard.md``: the κ table, the N* table, the out-of-distribution table and the
+    length-generalisation table, each over every source (a column naming the source when
+    there are several), and the figures."""
     parts = [
         "# κ leaderboard",
         "",
@@ -202,6 +211,12 @@ def render_markdown(results: Sequence[SourceResults], figures: Sequence[str] = (
         (r, [(_by_search(line), line) for line in board_nstar_lines(r.nstar)]) for r in results])
     if nstar[1]:
         parts += ["", "## N* per search", "", markdown_table(*nstar)]
+    ood = _one_table(BOARD_OOD_COLUMNS, [(r, board_ood_lines(r.ood)) for r in results])
+    if ood[1]:
+        parts += ["", "## Out of distribution", "",
+                  "The best run at N, trained at length L and tested at 2L; accuracy normalised "
+                  "so that chance is 0 and perfect is 1 (final state: the last state only). "
+                  "Within a training cell, best first.", "", markdown_table(*ood)]
     lengthgen = _one_table(LENGTHGEN_TABLE_COLUMNS, [
         (r, [(_by_search(line), line) for line in lengthgen_table_lines(r.lengthgen)])
         for r in results])
@@ -222,7 +237,7 @@ def write_leaderboard(sources: str | Path | Sequence[str | Path | SourceResults]
     """Write ``out/leaderboard.md`` and the PNG figures over every source (results folders,
     Hub dataset ids, or what `SourceResults.load` read of them; or one folder or id);
     returns the files written. ``kwargs`` go to `load_table`."""
-    from .plots import write_figures
+    from .plots import plot_ood_bars, write_figures
 
     if isinstance(sources, (str, Path)):
         sources = [sources]
@@ -233,6 +248,9 @@ def write_leaderboard(sources: str | Path | Sequence[str | Path | SourceResults]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     figures = write_figures([e for r in results for e in r.entries], out)
+    ood = [row for r in results for row in r.ood]
+    if ood:
+        figures.append(plot_ood_bars(ood, out / "ood_final_state.png"))
     md = out / "leaderboard.md"
     md.write_text(render_markdown(results, [str(f) for f in figures]), encoding="utf-8")
     return [md, *figures]

@@ -5,14 +5,21 @@ One figure of each kind per task (dataset × group):
     nstar_vs_length_<task>_<group>.png   one panel per format, one line per model (and L),
                                          N*_n against n on a log scale; N*_joint dashed
     kappa_<task>_<group>.png             bars of κ per format × L, one bar per model
+
+and one over every out-of-distribution check:
+
+    ood_final_state.png                  the final state's normalised accuracy at 2L, one
+                                         group of bars per model, one bar per training cell
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -129,6 +136,39 @@ def write_figures(entries: Sequence[Entry], out: str | Path) -> list[Path]:
         written.append(plot_nstar_vs_length(task_entries, out / f"nstar_vs_length_{stem}.png"))
         written.append(plot_kappa_bars(task_entries, out / f"kappa_{stem}.png"))
     return written
+
+
+def plot_ood_bars(rows: Sequence[Any], path: Path) -> Path:
+    """`OodRow`s (the last per key) as bars of the final state's normalised accuracy: one
+    group per model, models by their mean over the cells, best first; one bar per training
+    cell; chance (0) and perfect (1) drawn as lines."""
+    latest = list({r.key: r for r in rows}.values())
+    cells = sorted({(r.dataset, r.config) for r in latest})
+    value = {(r.model, (r.dataset, r.config)): r.normalised_final_state_accuracy for r in latest}
+    mean = {m: statistics.fmean(v for (mm, _), v in value.items() if mm == m)
+            for m in {r.model for r in latest}}
+    models = sorted(mean, key=lambda m: (-mean[m], m))
+    colours = _colours([f"{d} {c}" for d, c in cells])
+    width = 0.8 / len(cells)
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(models) + 1.5), 3.8))
+    for j, cell in enumerate(cells):
+        xs = [i + (j - (len(cells) - 1) / 2) * width for i, m in enumerate(models)
+              if (m, cell) in value]
+        ys = [value[(m, cell)] for m in models if (m, cell) in value]
+        label = f"{cell[0]} {cell[1]}"
+        ax.bar(xs, ys, width=width, color=colours[label], label=label)
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels(models, rotation=30, ha="right")
+    tests = sorted({r.test_length for r in latest})
+    ax.set_ylabel(f"final state at length {'/'.join(map(str, tests))}\n(chance 0, perfect 1)")
+    ax.set_title("Out of distribution: the final state at 2L")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
 
 
 def plot_nstar_vs_group(series: dict[str, list[tuple[int, int | None, int | None]]],

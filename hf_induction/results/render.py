@@ -66,6 +66,11 @@ BOARD_KAPPA_COLUMNS: tuple[str, ...] = (
 BOARD_NSTAR_COLUMNS: tuple[str, ...] = (
     "task", "config", "model", "N*", "N* lies in", "pool", "converged",
 )
+# One line per out-of-distribution check, ranked within a cell by the final state at 2L.
+BOARD_OOD_COLUMNS: tuple[str, ...] = (
+    "task", "trained on", "model", "N", "test length", "normalised final-state acc.",
+    "normalised state acc.",
+)
 LENGTHGEN_SPLITS: tuple[str, ...] = ("validation", "test", "test_long")
 # Shared by the report and the board: one line per length-generalisation check.
 LENGTHGEN_TABLE_COLUMNS: tuple[str, ...] = (
@@ -226,6 +231,18 @@ def report_ood_lines(rows: Sequence[Any]) -> list[dict[str, str]]:
         number(r.val_loss), str(r.test_length), f"{r.normalised_state_accuracy:.3f}",
         f"{r.normalised_final_state_accuracy:.3f}"), strict=True))
         for r in sorted(rows, key=lambda r: (r.dataset, r.config, r.model))]
+
+
+def board_ood_lines(rows: Iterable[Any]) -> list[tuple[tuple, dict[str, str]]]:
+    """`OodRow`s (the last row per key) as (sort key, `BOARD_OOD_COLUMNS` line) pairs: by
+    task and training cell, then by the final state's normalised accuracy, best first."""
+    latest = {r.key: r for r in rows}
+    return sorted(((r.dataset, r.config, -r.normalised_final_state_accuracy, r.model),
+                   dict(zip(BOARD_OOD_COLUMNS, (
+                       r.dataset, r.config, r.model, number(r.n), str(r.test_length),
+                       f"{r.normalised_final_state_accuracy:.3f}",
+                       f"{r.normalised_state_accuracy:.3f}"), strict=True)))
+                  for r in latest.values())
 
 
 def board_nstar_lines(rows: Iterable[Any]) -> list[dict[str, str]]:

@@ -96,6 +96,44 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
     assert _kappa_lines((tmp_path / "one" / "leaderboard.md").read_text())[0] == single
 
 
+def test_the_board_ranks_out_of_distribution_checks_within_each_cell(tmp_path):
+    from hf_induction.results import OodRow
+
+    folder = write_results(tmp_path / "results")
+
+    def ood(config, model, final, key=None):
+        # Chance at |G| = 5 is 1/5: normalised = (accuracy - 1/5) / (4/5), computed here.
+        return OodRow(key=key or f"ood-{config}-{model}", dataset="modadd", config=config,
+                      model=model, model_config_hash="h", n=64, lr=1e-3, seed=10, steps=100,
+                      val_loss=None, test_length=10, state_accuracy=0.9,
+                      final_state_accuracy=final, normalised_state_accuracy=0.875,
+                      normalised_final_state_accuracy=(final - 0.2) / 0.8, protocol_hash="p0",
+                      finished_at="t")
+
+    for row in (ood("acot_L5", "gpt2", 0.2), ood("acot_L5", "lstm", 1.0),
+                ood("acot_L5", "mamba", 0.6), ood("cot_L5", "gpt2", 0.4),
+                # a rerun of a check: the last row of its key is the one shown
+                ood("acot_L5", "mamba", 0.28, key="ood-acot_L5-mamba")):
+        folder.append_ood(row)
+    written = write_leaderboard(folder.path, tmp_path / "out")
+    md = (tmp_path / "out" / "leaderboard.md").read_text()
+    lines = [line for line in md.split("## Out of distribution")[1].split("##")[0].splitlines()
+             if line.startswith("| modadd")]
+    assert lines == [
+        "| modadd | acot_L5 | lstm | 64 | 10 | 1.000 | 0.875 |",
+        "| modadd | acot_L5 | mamba | 64 | 10 | 0.100 | 0.875 |",
+        "| modadd | acot_L5 | gpt2 | 64 | 10 | 0.000 | 0.875 |",
+        "| modadd | cot_L5 | gpt2 | 64 | 10 | 0.250 | 0.875 |",
+    ]
+    figure = tmp_path / "out" / "ood_final_state.png"
+    assert figure in written and figure.read_bytes()[:8] == PNG
+    assert "![ood_final_state](ood_final_state.png)" in md
+    # A folder without out-of-distribution checks has neither the table nor the figure.
+    write_leaderboard(write_results(tmp_path / "plain").path, tmp_path / "plain_out")
+    assert "## Out of distribution" not in (tmp_path / "plain_out" / "leaderboard.md").read_text()
+    assert not (tmp_path / "plain_out" / "ood_final_state.png").exists()
+
+
 def test_chance_levels_are_what_uniform_guessing_scores():
     import numpy as np
 
