@@ -1,6 +1,6 @@
 """Materialise task configs into a folder laid out as a Hub dataset repo (parquet + card).
 
-    python scripts/build_datasets.py --dataset modadd --configs acot_L20 cot_L10_uniform \
+    hf-induction build-datasets --dataset modadd --configs acot_L20 cot_L10_uniform \
         --out build/hub/induction-bias/modadd [--train-size N] [--seed S] \
         [--splits train validation] [--push-to-hub REPO]
 
@@ -11,13 +11,20 @@ from __future__ import annotations
 
 import sys
 
-from hf_induction.commands.parsing import Parser, nonnegative_int, output_folder, repo_id, rows
+from hf_induction.commands.parsing import (
+    Parser,
+    nonnegative_int,
+    output_folder,
+    prog,
+    repo_id,
+    rows,
+)
 from hf_induction.tasks import DATASETS, parse
 from hf_induction.templates import dataset_card_template
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="build_datasets.py", description=__doc__)
+    p = Parser(prog=prog(__name__), description=__doc__)
     p.add_argument("--dataset", required=True, choices=DATASETS, help="the task")
     p.add_argument("--configs", required=True, nargs="+", metavar="NAME",
                    help="config names, e.g. acot_L20 cot_L10_uniform (grammar in the card)")

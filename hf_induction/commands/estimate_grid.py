@@ -1,6 +1,6 @@
 """Estimate the device hours of a sweep at the paper's model sizes and 250,000-step budget.
 
-    python scripts/estimate_grid.py --sweep scripts/sweeps/paper_grid.yaml \\
+    hf-induction estimate-grid --sweep scripts/sweeps/paper_grid.yaml \\
         --results results/first_campaign
 
 Prints, per model, the probes, training steps, FLOPs and hours at each --tflops rate under
@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hf_induction.commands.parsing import Parser, positive_finite
+from hf_induction.commands.parsing import Parser, positive_finite, prog
 from hf_induction.results import existing_results_folder
 from hf_induction.results.render import markdown_table
 from hf_induction.results.render import number as fmt
@@ -25,7 +25,7 @@ from hf_induction.runner.tables import latest
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="estimate_grid.py", description=__doc__)
+    p = Parser(prog=prog(__name__), description=__doc__)
     p.add_argument("--sweep", type=Path, required=True,
                    help="the sweep file to cost (scripts/sweeps/paper_grid.yaml)")
     p.add_argument("--results", type=existing_results_folder,

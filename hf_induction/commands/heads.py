@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from ..tasks import DATASETS, parse
-from .parsing import Parser, first_line, int_in, nonnegative_int, output_folder, rows
+from .parsing import Parser, first_line, int_in, nonnegative_int, output_folder, prog, rows
 
 EXAMPLES = """examples:
   hf-induction nstar --dataset copy --config UF_L10 --model rope gpt2_offset --lengthgen \\
@@ -30,7 +30,7 @@ EXAMPLES = """examples:
 
 
 def build_parser() -> Parser:
-    p = Parser(prog="heads.py", description=__doc__, epilog=EXAMPLES)
+    p = Parser(prog=prog(__name__), description=__doc__, epilog=EXAMPLES)
     p.add_argument("results", nargs="?", type=Path, metavar="RESULTS_DIR",
                    help="a results folder whose kept checkpoints (checkpoints/) to score; "
                    "or give --checkpoint with --out")

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import sys
 
-from hf_induction.commands.parsing import Parser, first_line, output_folder
+from hf_induction.commands.parsing import Parser, first_line, output_folder, prog
 from hf_induction.hub.leaderboard import SourceResults, write_leaderboard
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="leaderboard.py", description=__doc__)
+    p = Parser(prog=prog(__name__), description=__doc__)
     p.add_argument("results", nargs="+",
                    help="results folders and/or Hub dataset ids (ORG/REPO)")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")

@@ -1,4 +1,4 @@
-"""Command line of the N* search: ``accelerate launch scripts/nstar.py ...`` (or
+"""Command line of the N* search: ``accelerate launch -m hf_induction nstar ...`` (or
 ``hf-induction nstar ...``)."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from .parsing import (
     nonnegative_int,
     output_folder,
     positive_finite,
+    prog,
     read_recipe,
     recipe_tokens,
     repo_id,
@@ -34,11 +35,12 @@ from .parsing import (
 )
 
 EXAMPLES = """examples:
-  accelerate launch scripts/nstar.py --dataset modadd --config acot_L10_uniform --model dense_ssm
-  accelerate launch scripts/nstar.py --dataset modadd --config acot_L5 --model dense_ssm lstm \\
-      --kappa --out build/acot_L5
+  accelerate launch -m hf_induction nstar --dataset modadd --config acot_L10_uniform \\
+      --model dense_ssm
+  accelerate launch -m hf_induction nstar --dataset modadd --config acot_L5 \\
+      --model dense_ssm lstm --kappa --out build/acot_L5
   hf-induction nstar --config-file recipe.yaml --model lstm   # the command line overrides the file
-  python scripts/kappa.py build/acot_L5
+  hf-induction kappa build/acot_L5
 """
 
 
@@ -114,7 +116,7 @@ def _preset_default(field: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from ..models import MODEL_NAMES
 
-    p = Parser(prog="nstar.py", description="Find N*, the minimal training-set size, and "
+    p = Parser(prog=prog(__name__), description="Find N*, the minimal training-set size, and "
                "the sharing factor kappa.", epilog=EXAMPLES)
     p.add_argument("--config-file", type=Path, metavar="YAML",
                    help="a recipe: a YAML mapping whose keys are these flags (max_steps: 5000, "

@@ -23,6 +23,17 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
         return super()._get_help_string(action)
 
 
+def prog(module: str) -> str:
+    """How a user calls the command in ``module`` (``hf_induction.commands.build_datasets`` ->
+    ``hf-induction build-datasets``): the console script's name, as every usage line says,
+    also when a checkout's ``scripts/*.py`` shim runs it."""
+    from . import COMMANDS
+
+    leaf = module.rsplit(".", 1)[-1]
+    name = next(name for name, (mod, _) in COMMANDS.items() if mod == leaf)
+    return f"hf-induction {name}"
+
+
 class Parser(argparse.ArgumentParser):
     """An `argparse.ArgumentParser` whose errors are one line naming what was wrong and what
     is allowed (exit 2, nothing written), with `HelpFormatter` by default."""

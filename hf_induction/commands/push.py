@@ -1,6 +1,6 @@
 """Push a results folder to a Hub dataset repo, in one commit.
 
-    python scripts/push.py results/first_campaign org/induction-results [--create] [--private]
+    hf-induction push results/first_campaign org/induction-results [--create] [--private]
         [--max-retries 4]
 
 The token comes from --token, HF_TOKEN or `hf auth login`. Unchanged results make no new
@@ -13,12 +13,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hf_induction.commands.parsing import Parser, nonnegative_float, nonnegative_int, repo_id
+from hf_induction.commands.parsing import Parser, nonnegative_float, nonnegative_int, prog, repo_id
 from hf_induction.hub import HubError, push_results
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="push.py", description=__doc__)
+    p = Parser(prog=prog(__name__), description=__doc__)
     p.add_argument("folder", type=Path, help="the results folder (ResultsFolder)")
     p.add_argument("repo_id", metavar="ORG/REPO", type=repo_id, help="the Hub dataset repo")
     p.add_argument("--token", default=None,

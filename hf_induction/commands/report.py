@@ -1,6 +1,6 @@
 """The tables and figures of a results folder, for docs/results.md.
 
-    python scripts/report.py results/first_campaign --out docs/results/first_campaign
+    hf-induction report results/first_campaign --out docs/results/first_campaign
 
 writes OUT/tables.md (protocol and its deviations from the paper, N* per search, κ, OOD, N*
 against the group size, compute per model, and the attention heads where the folder has
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from hf_induction.commands.parsing import Parser, output_folder
+from hf_induction.commands.parsing import Parser, output_folder, prog
 from hf_induction.results import ResultsFolder, existing_results_folder
 from hf_induction.tasks import parse
 
@@ -34,7 +34,7 @@ def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="report.py", description=__doc__)
+    p = Parser(prog=prog(__name__), description=__doc__)
     p.add_argument("results", type=existing_results_folder,
                    help="a results folder written by nstar.py")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")

@@ -1,6 +1,6 @@
 """Write the κ leaderboard Space for results folders or Hub dataset ids, ready to upload.
 
-    python scripts/space.py results/first_campaign results/gpt2 ORG/REPO --out build/space
+    hf-induction space results/first_campaign results/gpt2 ORG/REPO --out build/space
     hf upload ORG/SPACE build/space . --repo-type space
 
 The folder holds the app, its card (sdk_version: the gradio installed here), its
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import sys
 
-from hf_induction.commands.parsing import Parser, first_line, output_folder
+from hf_induction.commands.parsing import Parser, first_line, output_folder, prog
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="space.py", description=__doc__)
+    p = Parser(prog=prog(__name__), description=__doc__)
     p.add_argument("results", nargs="+", help="results folders and/or Hub dataset ids")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)

@@ -112,6 +112,18 @@ def test_the_venv_imports_the_wheel_not_the_checkout(installed):
         assert not Path(path).resolve().is_relative_to(ROOT), path
 
 
+def test_the_readme_main_command_and_the_module_form_run_from_the_wheel(installed):
+    from tests.runner.test_usage_names import readme_main_command
+
+    bin_dir, work, env = installed
+    # The README's first command as written (its flags parsed, then --help), and the module
+    # form that `accelerate launch -m` and `torchrun -m` start.
+    for command in (readme_main_command(), [str(bin_dir / "python"), "-m", "hf_induction",
+                                            "nstar"]):
+        out = _run([*command, "--help"], work, env)
+        assert out.startswith("usage: hf-induction nstar "), out[:200]
+
+
 def test_build_datasets_then_load_dataset(installed):
     bin_dir, work, env = installed
     out = _run(["hf-induction", "build-datasets", "--dataset", "modadd", "--configs",
