@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "paper: Algorithm 1 (divide by 1000 while N succeeds, then bisect)")
     p.add_argument("--kappa", action="store_true",
                    help="search N*_n for n = 2..L and N*_joint, then write kappa")
-    p.add_argument("--out", type=output_folder, default=Path("build/results"),
+    # A string default goes through the type, so the default folder is checked as a given one.
+    p.add_argument("--out", type=output_folder, default="build/results",
                    help="the results folder (the repository's results/ holds the published "
                    "campaign)")
     p.add_argument("--force", action="store_true",
@@ -560,4 +561,5 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"results pushed to {args.push_to_hub} "
               f"({'commit ' + pushed.commit if pushed.changed else 'unchanged, no commit'})")
-    return 0
+    # A search whose every run diverged measured the learning rates, not N*: not a result.
+    return 1 if results.measured_nothing else 0

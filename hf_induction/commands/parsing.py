@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -172,18 +173,53 @@ def positive_finite(text: str) -> float:
 
 
 def output_folder(text: str) -> Path:
-    """A folder to write into: not a file, and inside a folder this process may write to
-    (checked on the nearest existing ancestor; nothing is created here)."""
+    """A folder to write into, checked by really writing: the missing folders are made, a probe
+    file is written and removed, and the folders this check made are removed again, so that a
+    folder that cannot be created or written is one line before anything is computed (a
+    permission bit says nothing of /proc or a read-only mount), and a later usage error leaves
+    nothing behind."""
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
-    existing = path
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"{path}: cannot write into {existing} (permission "
-                                         "denied or a read-only filesystem)")
-    return path
+    # Two processes of one launch check the same new folder at once: one may remove a folder
+    # the other has just written its probe into. A probe that finds its folder gone retries.
+    for _ in range(3):
+        try:
+            _write_probe(path)
+            return path
+        except FileNotFoundError as e:
+            error: OSError = e
+        except OSError as e:
+            error = e
+            break
+    where = f" ({error.filename})" if error.filename and error.filename != str(path) else ""
+    raise argparse.ArgumentTypeError(
+        f"{path} cannot be created and written: {error.strerror or first_line(error)}{where}")
+
+
+def _write_probe(path: Path) -> None:
+    """Create ``path`` (and its missing parents), write and remove a probe file in it, and
+    remove the folders made here; OSError if any step fails."""
+    missing = []
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    made = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir(exist_ok=True)
+            made.append(folder)
+        probe = path / f".write-probe-{os.getpid()}-{uuid.uuid4().hex}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    finally:
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                # Another process has written into it since: it is theirs now.
+                pass
 
 
 def repo_id(text: str) -> str:

@@ -1,0 +1,73 @@
+"""Bad input to the command lines: one line on stderr, exit 2, before anything is computed or
+written. The output folder is checked by writing into it, every size is bounded before the
+first step, and a bad YAML file is named with its line and column."""
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.runner.helpers import run_command
+
+CELL = ["--dataset", "modadd", "--config", "acot_L4_m3"]
+
+
+def one_line_refusal(result, *expected: str) -> str:
+    err = result.stderr.strip()
+    assert result.returncode == 2, (result.returncode, err)
+    assert len(err.splitlines()) == 1, err
+    for text in expected:
+        assert text in err, err
+    assert "plan" not in result.stdout.lower() and not result.stdout.strip(), result.stdout
+    return err
+
+
+def executable_file(tmp_path: Path) -> Path:
+    # A file with every permission bit: the old check asked os.access of the nearest existing
+    # ancestor, and this one says "writable and searchable", yet no folder can be made in it.
+    path = tmp_path / "a-file"
+    path.write_text("not a folder\n")
+    path.chmod(path.stat().st_mode | stat.S_IWUSR | stat.S_IXUSR)
+    return path
+
+
+# Every command that takes --out, with what else it needs to get as far as the folder.
+OUT_COMMANDS = {
+    "nstar": CELL,
+    "build-datasets": ["--dataset", "modadd", "--configs", "acot_L4_m3"],
+    "leaderboard": [],
+    "report": [],
+    "space": [],
+    "heads": [],
+}
+
+
+@pytest.mark.parametrize("command", sorted(OUT_COMMANDS))
+def test_an_out_folder_that_cannot_be_created_is_one_line_before_anything_runs(command,
+                                                                               tmp_path):
+    out = executable_file(tmp_path) / "results"
+    result = run_command([command, *OUT_COMMANDS[command], "--out", str(out)])
+    one_line_refusal(result, "--out", str(out), "cannot be created and written")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc on this system")
+def test_out_under_proc_is_refused_before_the_plan(tmp_path):
+    result = run_command(["nstar", *CELL, "--out", "/proc/hf-induction-results"])
+    one_line_refusal(result, "/proc/hf-induction-results cannot be created and written")
+
+
+def test_the_folder_check_leaves_nothing_behind_after_a_later_usage_error(tmp_path):
+    out = tmp_path / "new" / "results"
+    result = run_command(["nstar", *CELL, "--out", str(out), "--lrs", "0.1,x"])
+    one_line_refusal(result, "--lrs")
+    assert not (tmp_path / "new").exists()
+
+
+def test_the_default_out_folder_is_checked_too(tmp_path, monkeypatch):
+    # build/results, relative to where the command runs: here under a file.
+    monkeypatch.chdir(tmp_path)
+    Path("build").write_text("a file where the default folder would go\n")
+    result = run_command(["nstar", *CELL])
+    one_line_refusal(result, "build/results")
+    assert os.listdir(tmp_path) == ["build"]
