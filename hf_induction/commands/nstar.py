@@ -20,6 +20,8 @@ from ..tasks.limits import MAX_INT64, MAX_ROWS
 from .parsing import (
     INT64,
     Parser,
+    ascii_only,
+    ascii_word,
     first_line,
     int_in,
     ints_in,
@@ -89,7 +91,8 @@ def _length_range(text: str):
     from ..runner.lengths import LengthRange
 
     try:
-        return LengthRange(text)
+        # The bounds' grammar reads \d, which takes a full-width digit for its ASCII one.
+        return LengthRange(ascii_only(text))
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
@@ -186,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"comma-separated learning rates {_preset_default('lrs')}")
     g.add_argument("--seeds", type=seeds, help=f"comma-separated seeds {_preset_default('seeds')}")
     g.add_argument("--early-failure", metavar="off|forecast|forecast-v1|STEPS", default=None,
+                   type=ascii_word,
                    help="stop failing runs early: 'forecast' stops a run that has memorised "
                    "its rows and whose validation loss cannot reach epsilon by the end of the "
                    "budget at its pace, except at the probe of the whole training pool (changed "
@@ -285,7 +289,11 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argpa
             sweep = parser.parse_args(recipe).sweep
         budget: list[str] = []
         if sweep is not None and sweep.exists():
-            spec = read_recipe(sweep)
+            from ..runner.sweep import SWEEP_EXPECTED, read_yaml
+
+            spec = read_yaml(sweep, SWEEP_EXPECTED)
+            if not isinstance(spec, dict):
+                raise ValueError(f"{sweep}: expected {SWEEP_EXPECTED}")
             if spec.get("budget") is not None:
                 if not isinstance(spec["budget"], dict):
                     raise ValueError(f"{sweep}: 'budget:' must be a mapping of flag: value")
@@ -300,7 +308,7 @@ def check_device(text: str) -> str:
     """The device, or ValueError saying why it cannot train here and what can.
 
     The spelling is checked without torch; only whether CUDA is present needs it."""
-    match = re.fullmatch(r"(cpu|cuda)(?::(\d+))?", text)
+    match = re.fullmatch(r"(cpu|cuda)(?::([0-9]+))?", text)
     if match is None or (match[1] == "cpu" and match[2] is not None):
         raise ValueError(f"--device {text!r} is not a device this trainer runs on; allowed: "
                          "cpu, cuda, cuda:N")

@@ -101,13 +101,11 @@ def first_line(error: BaseException) -> str:
 
 
 def read_recipe(path: Path) -> dict[str, Any]:
-    """A YAML mapping from ``path``; ValueError naming the file if it is not one."""
-    import yaml
+    """A YAML mapping from ``path``; ValueError naming the file (and, for bad YAML, the line and
+    column) if it is not one."""
+    from ..runner.sweep import read_yaml
 
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as e:
-        raise ValueError(f"cannot read {path}: {first_line(e)}") from None
+    data = read_yaml(path, "a YAML mapping of flag: value, such as 'max_steps: 500'")
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -117,12 +115,29 @@ def read_recipe(path: Path) -> dict[str, Any]:
 
 # -- argparse types: each checks one value at parse time, before anything is imported or written.
 
+def ascii_only(text: str) -> str:
+    """``text`` if it is ASCII, else ValueError: int() and float() read a full-width or
+    Arabic-Indic digit as its ASCII one, and a number or name must be spelled as recorded."""
+    text = str(text)
+    if not text.isascii():
+        raise ValueError(f"{text!r} is not ASCII")
+    return text
+
+
+def ascii_word(text: str) -> str:
+    """An argparse type: ``text``, refused in one line if it is not ASCII (`ascii_only`)."""
+    try:
+        return ascii_only(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{e}; write it in ASCII") from None
+
+
 def int_in(low: int, high: int, why: str):
     """An argparse type: an integer in low..high. The error names the value and the bound, and,
     above ``high``, ``why`` (what the bound follows from)."""
     def check(text: str) -> int:
         try:
-            value = int(text)
+            value = int(ascii_only(text))
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"expected an integer in {low}..{high}, got {text!r}") from None
@@ -156,7 +171,7 @@ rows = int_in(1, MAX_ROWS, f"a split holds at most this many rows: {ROWS_WHY}")
 def _finite_number(text: str, zero_allowed: bool) -> float:
     bound = ">= 0" if zero_allowed else "> 0"
     try:
-        value = float(text)
+        value = float(ascii_only(text))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number {bound}, got {text!r}") from None
     if not (math.isfinite(value) and (value >= 0 if zero_allowed else value > 0)):

@@ -14,6 +14,8 @@ KEYS = {"dataset", "configs", "formats", "lengths", "dists", "groups", "models",
         "lengthgen", "search"}
 # 'budget:' holds budget and search flags (max_steps: 5000, lrs: [1e-3, 1e-4], ...).
 TOP_KEYS = {"sweep", "budget"}
+SWEEP_EXPECTED = ("a YAML mapping with a 'sweep:' list of entries (dataset:, configs: or "
+                  "formats: and lengths:, models:) and an optional 'budget:' mapping")
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,29 @@ class Sweep:
     lengthgen_cells: tuple[TaskCell, ...] = ()
 
 
+def read_yaml(path: str | Path, expected: str):
+    """The YAML document in ``path``, or ValueError in one line naming the file and, for bad
+    YAML, the line and column (from 1) where the parser stopped, what it found there, and
+    ``expected``: what the file should hold. The sweep file and the recipe (``--config-file``)
+    are both read here."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e).splitlines()[0]
+        raise ValueError(f"cannot read {path}: {why}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
+        what = e.problem or "not YAML"
+        if e.context and e.context_mark is not None:
+            what += f" ({e.context} from line {e.context_mark.line + 1})"
+        raise ValueError(f"{where}: {what}; expected {expected}") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: {str(e).splitlines()[0]}; expected {expected}") from None
+
+
 def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
     """Every search the sweep asks for, in file order, without duplicates.
 
@@ -33,10 +58,7 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
     ``search: false`` runs only those checks. Raises ValueError naming the entry and key at
     fault.
     """
-    try:
-        spec = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise ValueError(f"cannot read sweep file {path}: {e}") from e
+    spec = read_yaml(path, SWEEP_EXPECTED)
     entries = spec.get("sweep") if isinstance(spec, dict) else None
     if not isinstance(entries, list) or not entries:
         raise ValueError(f"{path}: expected a top-level 'sweep:' list of entries")
@@ -68,7 +90,7 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
                 cells = [parse(entry["dataset"], name) for name in entry["configs"]]
             else:
                 cells = [
-                    TaskConfig(entry["dataset"], fmt, int(length), dist, group)
+                    TaskConfig(entry["dataset"], fmt, _length(length), dist, group)
                     for fmt in entry["formats"] for length in entry["lengths"]
                     for dist in entry.get("dists", ["fixed"])
                     for group in entry.get("groups", [None])
@@ -83,3 +105,11 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
         if entry.get("lengthgen", False):
             lengthgen_cells += [c for c in cells if c not in lengthgen_cells]
     return Sweep(list(jobs), tuple(ood_cells), tuple(lengthgen_cells))
+
+
+def _length(value) -> int:
+    """A sweep entry's length L: a YAML integer. int() would take 5.7 as 5, true as 1 and a
+    full-width digit as its ASCII one, each recorded under a name nobody wrote."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"lengths: expected integers such as 10, got {value!r}")
+    return value

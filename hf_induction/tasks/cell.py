@@ -12,6 +12,7 @@ family is one module with a `TaskCell` subclass and one line in ``registry.FAMIL
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -81,6 +82,22 @@ class TaskCell:
     @classmethod
     def parse(cls, dataset: str, name: str) -> TaskCell:
         raise NotImplementedError
+
+    @classmethod
+    def match_name(cls, pattern: re.Pattern[str], name: object) -> re.Match[str]:
+        """The whole of ``name`` matched by the family's ``pattern``, or ValueError with the
+        grammar. A name is ASCII: Python's int() and ``\\d`` read a full-width or Arabic-Indic
+        digit as a digit, and such a name would be recorded under another spelling."""
+        if not isinstance(name, str):
+            raise ValueError(f"cannot parse config name {name!r}; {cls.GRAMMAR}")
+        odd = next((c for c in name if not c.isascii()), None)
+        if odd is not None:
+            raise ValueError(f"config name {name!r} has the non-ASCII character {odd!r} "
+                             f"(U+{ord(odd):04X}); names are ASCII; {cls.GRAMMAR}")
+        match = pattern.fullmatch(name)
+        if match is None:
+            raise ValueError(f"cannot parse config name {name!r}; {cls.GRAMMAR}")
+        return match
 
     @property
     def name(self) -> str:

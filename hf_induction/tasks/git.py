@@ -67,7 +67,7 @@ GRAMMAR = (
     "pool is too large to be used up), L commit lines (L >= 2); examples: revert_L10, "
     "cherry_pick_L20_uniform"
 )
-_NAME = re.compile(r"^(?P<task>[a-z_]+?)_L(?P<L>-?\d+)(?:_(?P<dist>[a-z0-9]+))?$")
+_NAME = re.compile(r"^(?P<task>[a-z_]+?)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))?$")
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,7 @@ class GitConfig(TaskCell):
 
     @classmethod
     def parse(cls, dataset: str, name: str) -> GitConfig:
-        m = _NAME.match(name) if isinstance(name, str) else None
-        if m is None:
-            raise ValueError(f"cannot parse config name {name!r}; {GRAMMAR}")
+        m = cls.match_name(_NAME, name)
         return cls(m["task"], int(m["L"]), m["dist"] or "fixed", dataset)
 
     def __str__(self) -> str:

@@ -109,8 +109,8 @@ GRAMMAR = (
     f"and its period), V words (2..{len(WORDS)}, default {DEFAULT_WORDS}); examples: "
     "copy_L500, copy_L40_uniform_V16"
 )
-_NAME = re.compile(r"^(?P<task>[A-Za-z]+)_L(?P<L>-?\d+)(?:_(?P<dist>[a-z0-9]+))??"
-                   r"(?:_V(?P<V>-?\d+))?$")
+_NAME = re.compile(r"^(?P<task>[A-Za-z]+)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))??"
+                   r"(?:_V(?P<V>-?[0-9]+))?$")
 # Big-integer counts beyond this are clipped where they only bound an index below 2^22.
 _CLIP = 1 << 60
 
@@ -189,9 +189,7 @@ class LoremConfig(TaskCell):
 
     @classmethod
     def parse(cls, dataset: str, name: str) -> LoremConfig:
-        m = _NAME.match(name) if isinstance(name, str) else None
-        if m is None:
-            raise ValueError(f"cannot parse config name {name!r}; {GRAMMAR}")
+        m = cls.match_name(_NAME, name)
         words = DEFAULT_WORDS if m["V"] is None else int(m["V"])
         return cls(m["task"], int(m["L"]), m["dist"] or "fixed", words, dataset)
 

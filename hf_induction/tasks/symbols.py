@@ -21,8 +21,8 @@ from .token_layout import IGNORE, Vocab
 DISTS = ("fixed", "uniform", "s2l")
 # Candidate spaces (V ** item width) up to this size are enumerated and filtered.
 ENUMERATION_LIMIT = 1 << 22
-_NAME = re.compile(r"^(?P<task>[A-Za-z]+)_L(?P<L>-?\d+)(?:_(?P<dist>[a-z0-9]+))??"
-                   r"(?:_V(?P<V>-?\d+))?$")
+_NAME = re.compile(r"^(?P<task>[A-Za-z]+)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))??"
+                   r"(?:_V(?P<V>-?[0-9]+))?$")
 
 
 def symbol_names(count: int) -> list[str]:
@@ -103,9 +103,7 @@ class SymbolTaskCell(TaskCell):
 
     @classmethod
     def parse(cls, dataset: str, name: str) -> SymbolTaskCell:
-        m = _NAME.match(name) if isinstance(name, str) else None
-        if m is None:
-            raise ValueError(f"cannot parse config name {name!r}; {cls.GRAMMAR}")
+        m = cls.match_name(_NAME, name)
         symbols = cls.DEFAULT_SYMBOLS if m["V"] is None else int(m["V"])
         return cls(m["task"], int(m["L"]), m["dist"] or "fixed", symbols, dataset)
 

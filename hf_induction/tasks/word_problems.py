@@ -57,7 +57,7 @@ GRAMMAR = (
 )
 
 _NAME = re.compile(
-    r"^(?P<format>[a-z0-9]+)_L(?P<L>-?\d+)(?:_(?P<dist>[a-z0-9]+))??(?:_(?P<group>[mS]-?\d+))?$"
+    r"^(?P<format>[a-z0-9]+)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))??(?:_(?P<group>[mS]-?[0-9]+))?$"
 )
 
 
@@ -113,9 +113,7 @@ class TaskConfig(TaskCell):
         """Parse a config name such as ``acot_L20`` for ``dataset``; ValueError if malformed."""
         if dataset not in GROUP_DATASETS:
             raise ValueError(f"unknown dataset {dataset!r}; allowed: {', '.join(GROUP_DATASETS)}")
-        m = _NAME.match(name) if isinstance(name, str) else None
-        if m is None:
-            raise ValueError(f"cannot parse config name {name!r}; {GRAMMAR}")
+        m = cls.match_name(_NAME, name)
         group = m["group"]
         group_param = None
         if group is not None:

@@ -71,3 +71,48 @@ def test_the_default_out_folder_is_checked_too(tmp_path, monkeypatch):
     result = run_command(["nstar", *CELL])
     one_line_refusal(result, "build/results")
     assert os.listdir(tmp_path) == ["build"]
+
+
+# -- names and numbers are ASCII; bad YAML is named with its line and column -----------------
+
+@pytest.mark.parametrize("flags,expected", [
+    (["--dataset", "modadd", "--config", "acot_L\uff15"], "non-ASCII character '\uff15'"),
+    ([*CELL, "--batch-size", "\uff16\uff14"], "--batch-size"),
+    ([*CELL, "--lrs", "1e-\u0663"], "--lrs"),
+    ([*CELL, "--early-failure", "\uff15\uff10"], "--early-failure"),
+    ([*CELL, "--device", "cuda:\uff10"], "--device"),
+    ([*CELL, "--lengthgen", "--test-lengths", "\uff16..8"], "--test-lengths"),
+], ids=["config", "batch-size", "lrs", "early-failure", "device", "test-lengths"])
+def test_a_non_ascii_digit_is_refused_in_one_line(flags, expected, tmp_path):
+    out = tmp_path / "results"
+    one_line_refusal(run_command(["nstar", *flags, "--out", str(out)]), expected)
+    assert not out.exists()
+
+
+BROKEN_RECIPE = "max_steps: 5\nlrs: [1e-3, 1e-4\nseeds: 10\n"
+BROKEN_SWEEP = "sweep:\n  - dataset: modadd\n   configs: [acot_L4_m3]\n    models: [lstm]\n"
+
+
+@pytest.mark.parametrize("flag,text,where,expected", [
+    ("--config-file", BROKEN_RECIPE, "line 3, column 6", "expected a YAML mapping of flag"),
+    ("--sweep", BROKEN_SWEEP, "line 3, column 4", "expected a YAML mapping with a 'sweep:'"),
+])
+def test_bad_yaml_names_the_file_line_column_and_what_was_expected(flag, text, where,
+                                                                    expected, tmp_path):
+    path = tmp_path / "file.yaml"
+    path.write_text(text)
+    cell = CELL if flag == "--config-file" else []
+    out = tmp_path / "results"
+    one_line_refusal(run_command(["nstar", flag, str(path), *cell, "--out", str(out)]),
+                     f"{path}, {where}: ", expected)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("length", ["5.7", "true", "'\uff15'"])
+def test_a_sweep_length_is_a_yaml_integer(length, tmp_path):
+    # int() took 5.7 as 5, true as 1 and a full-width five as 5, each recorded as acot_L5.
+    path = tmp_path / "sweep.yaml"
+    path.write_text("sweep:\n  - dataset: modadd\n    formats: [acot]\n"
+                    f"    lengths: [{length}]\n    models: [dense_ssm]\n")
+    one_line_refusal(run_command(["nstar", "--sweep", str(path), "--out",
+                                  str(tmp_path / "out")]), "lengths: expected integers")
