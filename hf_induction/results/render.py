@@ -15,17 +15,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 from .. import tasks
+from ..search.result import ALL_DIVERGED
 from ..tasks.chance import chance_level, split_sizes
 
 # The command line's final print: its columns are the rows' own field names where a cell is
 # the field as it is.
 NSTAR_COLUMNS: tuple[str, ...] = (
-    "dataset", "config", "model", "search", "N*", "N* lies in", "converged", "probes",
+    "dataset", "config", "model", "search", "N*", "N* lies in", "search ended", "probes",
     "steps (all runs)", "seconds",
 )
+# κ is over a cell's lengths 2..L: "cell" names it as a user does (acot_L3_m2, the longest
+# fixed length), "joint config" the uniform cell whose N*_joint is its denominator (the row's
+# own config).
 KAPPA_COLUMNS: tuple[str, ...] = (
-    "dataset", "config", "model", "search_mode", "nstar_by_length", "nstar_joint", "kappa",
-    "kappa_bounds", "missing_nstar",
+    "dataset", "cell", "lengths", "joint config", "model", "search_mode", "nstar_by_length",
+    "nstar_joint", "kappa", "kappa_bounds", "missing_nstar",
 )
 OOD_COLUMNS: tuple[str, ...] = (
     "dataset", "config", "model", "n", "lr", "seed", "test_length",
@@ -64,7 +68,7 @@ BOARD_KAPPA_COLUMNS: tuple[str, ...] = (
     "N*_joint bracket", "Σ N*_n",
 )
 BOARD_NSTAR_COLUMNS: tuple[str, ...] = (
-    "task", "config", "model", "N*", "N* lies in", "pool", "converged",
+    "task", "config", "model", "N*", "N* lies in", "pool", "search ended",
 )
 # One line per out-of-distribution check, ranked within a cell by the final state at 2L.
 BOARD_OOD_COLUMNS: tuple[str, ...] = (
@@ -141,6 +145,20 @@ def nstar_text(n_star: int | None, largest_failing: int | None, pool_size: float
     return f"> {number(largest_failing)} ({limit})"
 
 
+def row_nstar_text(row: Any) -> str:
+    """An `NstarRow`'s N* cell: `nstar_text`, unless every run at its failing size diverged,
+    which measured no N* at all."""
+    if row.search_end == ALL_DIVERGED:
+        return "not measured (every run diverged)"
+    return nstar_text(row.n_star, row.largest_failing, row.pool_size, row.n_cap)
+
+
+def row_nstar_bracket(row: Any) -> str:
+    """An `NstarRow`'s bracket cell: (largest failing N, N*], from what it measured."""
+    largest_failing, n_star = row.bracket
+    return nstar_bracket(n_star, largest_failing)
+
+
 def nstar_bracket(n_star: int | None, largest_failing: int | None) -> str:
     """The bracket a search leaves N* in: (largest failing N, N*], ∞ where none succeeded."""
     low = "0" if largest_failing is None else number(largest_failing)
@@ -182,17 +200,24 @@ def nstar_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
     """`NstarRow`s as `NSTAR_COLUMNS` lines for `write_table`."""
     return [{"dataset": r.dataset, "config": r.config, "model": r.model,
              "search": r.search_mode,
-             "N*": nstar_text(r.n_star, r.largest_failing, r.pool_size, r.n_cap),
-             "N* lies in": nstar_bracket(r.n_star, r.largest_failing),
-             "converged": r.converged, "probes": r.num_probes, "steps (all runs)": r.total_steps,
-             "seconds": r.wall_s}
+             "N*": row_nstar_text(r), "N* lies in": row_nstar_bracket(r),
+             "search ended": r.search_end, "probes": r.num_probes,
+             "steps (all runs)": r.total_steps, "seconds": r.wall_s}
             for r in rows]
+
+
+def kappa_cell(row: Any) -> str:
+    """The cell a κ is over, as a user names it: its fixed cell at the longest length
+    (``acot_L3_m2`` for the joint ``acot_L3_uniform_m2``)."""
+    cell = tasks.parse_or_none(row.dataset, row.config)
+    return MISSING if cell is None else str(cell.with_length(max(row.lengths)))
 
 
 def kappa_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
     """`KappaRow`s as `KAPPA_COLUMNS` lines for `write_table`."""
-    return [{"dataset": r.dataset, "config": r.config, "model": r.model,
-             "search_mode": r.search_mode,
+    return [{"dataset": r.dataset, "cell": kappa_cell(r),
+             "lengths": f"{min(r.lengths)}..{max(r.lengths)}", "joint config": r.config,
+             "model": r.model, "search_mode": r.search_mode,
              "nstar_by_length": r.nstar_by_length, "nstar_joint": r.nstar_joint,
              "kappa": kappa_text(r.kappa, r.kappa_low, r.kappa_high),
              "kappa_bounds": kappa_bounds_text(r.kappa_low, r.kappa_high),
@@ -251,8 +276,8 @@ def board_nstar_lines(rows: Iterable[Any]) -> list[dict[str, str]]:
     latest = {r.key: r for r in rows}
     ordered = sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model))
     return [dict(zip(BOARD_NSTAR_COLUMNS, (
-        r.dataset, r.config, r.model, nstar_text(r.n_star, r.largest_failing, r.pool_size, r.n_cap),
-        nstar_bracket(r.n_star, r.largest_failing), number(r.pool_size), yes_no(r.converged)),
+        r.dataset, r.config, r.model, row_nstar_text(r), row_nstar_bracket(r),
+        number(r.pool_size), r.search_end),
         strict=True))
         for r in ordered]
 

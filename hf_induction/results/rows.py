@@ -20,7 +20,11 @@ from typing import Any
 
 from .. import __version__, tasks
 from ..search import ProbeOutcome, SearchResult, SearchSettings, kappa, kappa_bounds
+from ..search.result import ALL_DIVERGED, BRACKET_ON_DIVERGED
 from .jsonl import to_json
+
+# The ends whose failing size measured the learning rates, not the data.
+DIVERGED_ENDS = (ALL_DIVERGED, BRACKET_ON_DIVERGED)
 
 
 def _now() -> str:
@@ -77,7 +81,9 @@ class NstarRow(CellRow):
     n_cap: int
     n_star: int | None
     largest_failing: int | None
-    converged: bool
+    # How the search ended, in words (`search.SEARCH_ENDS`): "bracket closed", "largest
+    # size failed", "every run diverged", "probe limit reached", ...
+    search_end: str
     num_probes: int
     total_steps: int
     probes: str
@@ -121,7 +127,7 @@ class NstarRow(CellRow):
             n_cap=result.n_cap,
             n_star=result.n_star,
             largest_failing=result.largest_failing,
-            converged=result.converged,
+            search_end=result.end,
             num_probes=result.num_probes,
             total_steps=result.total_steps,
             probes=to_json([p.to_dict() for p in result.probes]),
@@ -137,18 +143,40 @@ class NstarRow(CellRow):
 
     @property
     def bracket(self) -> tuple[int | None, int | None]:
-        """(largest_failing, n_star), as ``kappa_bounds`` takes it."""
+        """(largest_failing, n_star), as ``kappa_bounds`` takes it. A failing size where every
+        run diverged bounds nothing (the rates failed, not the data): no failure is known."""
+        if self.search_end in DIVERGED_ENDS:
+            return None, self.n_star
         return self.largest_failing, self.n_star
 
     def probe_outcomes(self) -> tuple[ProbeOutcome, ...]:
         return tuple(ProbeOutcome.from_dict(p) for p in json.loads(self.probes))
+
+    @property
+    def diverged_probes(self) -> tuple[ProbeOutcome, ...]:
+        """The probes at which every run's loss went to inf or NaN."""
+        return tuple(p for p in self.probe_outcomes() if p.all_diverged)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NstarRow:
+        if "search_end" not in data and "converged" in data:
+            data = _legacy_search_end(data)
         return _from_dict(cls, data)
+
+
+def _legacy_search_end(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A row written before `search_end` held a boolean ``converged``: its end in words, as
+    the search that wrote it would name it now."""
+    probes = tuple(ProbeOutcome.from_dict(p) for p in json.loads(data.get("probes") or "[]"))
+    result = SearchResult(mode=data["search_mode"], n_star=data["n_star"],
+                          largest_failing=data["largest_failing"],
+                          converged=bool(data["converged"]), pool_size=data["pool_size"],
+                          n_cap=data["n_cap"], probes=probes)
+    rest = {k: v for k, v in data.items() if k != "converged"}
+    return {**rest, "search_end": result.end}
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,8 @@ def search_bound(job: SearchJob, search: SearchSettings) -> int:
 
 
 def _duration(seconds: float) -> str:
+    if seconds < 1:
+        return "under 1 s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -64,14 +66,31 @@ def _lrs(lrs: Sequence[float]) -> str:
     return ", ".join(f"{lr:g}" for lr in lrs)
 
 
-def budget_line(train: TrainSettings, search: SearchSettings) -> str:
-    """One model's resolved budget: the grid, steps, batch, evaluation, rule and search."""
+def search_range(search: SearchSettings, pools: Sequence[int]) -> str:
+    """The sizes a search may probe over cells of these pool sizes: from its first N to the
+    smaller of --n-max and the pool, both clipped to what the cells hold."""
+    caps = sorted({min(search.n_max, pool) for pool in pools})
+    whole = all(search.n_max >= pool for pool in pools)
+    if len(caps) > 1:
+        where = "each cell's whole pool" if whole else "each cell's pool or --n-max"
+        return (f"{search.mode} search from N = {min(search.n_start, caps[0]):,} up to "
+                f"{caps[0]:,}..{caps[-1]:,} ({where})")
+    cap = caps[0]
+    limit = " (the whole pool)" if whole else ""
+    if search.n_start >= cap:
+        return f"{search.mode} search starting at N = {cap:,}{limit}"
+    return f"{search.mode} search from N = {search.n_start:,} up to {cap:,}{limit}"
+
+
+def budget_line(train: TrainSettings, search: SearchSettings, pools: Sequence[int]) -> str:
+    """One model's resolved budget: the grid, steps, batch, evaluation, rule and the sizes
+    its search may probe on cells of these ``pools``."""
     rule = train.early_failure
     return (f"lr {{{_lrs(train.lrs)}}} × seed {{{', '.join(map(str, train.seeds))}}} "
             f"(grid {len(train.grid)}), {train.max_steps:,} steps a run, batch "
             f"{train.batch_size}, evaluated every {train.eval_every:,} steps, ε {train.epsilon:g}, "
-            f"early failure {'off' if rule is None else rule.name}; {search.mode} search from "
-            f"N = {search.n_start:,} up to {search.n_max:,}")
+            f"early failure {'off' if rule is None else rule.name}; "
+            f"{search_range(search, pools)}")
 
 
 CHECK_GRIDS = 2
@@ -95,7 +114,8 @@ def describe_plan(jobs: Sequence[SearchJob], settings_for: Callable[[str], tuple
     for model, mine in by_model.items():
         train, search = settings_for(model)
         lines.append(f"  {model}: {', '.join(f'{j.cell.dataset}/{j.cell}' for j in mine)}")
-        lines.append(f"    budget: {budget_line(train, search)}")
+        pools = [train_pool_size(j.cell) for j in mine]
+        lines.append(f"    budget: {budget_line(train, search, pools)}")
         if model in step_s:
             # A check without a search trains its grid at N, then retrains the best run (a
             # run's step costs at most a grid step): two grids' budget.
@@ -107,6 +127,7 @@ def describe_plan(jobs: Sequence[SearchJob], settings_for: Callable[[str], tuple
                          f"at most {_duration(seconds)} ({steps:,} grid steps: no success, "
                          f"every run to its budget)")
     if step_s:
-        lines.append(f"  at most {_duration(total / processes)} in all; success, N* found "
-                     "early and the early-failure rule stop most runs far sooner")
+        lines.append(f"  at most {_duration(total / processes)} in all (a bound: a search stops "
+                     "at N*, and a run at success or by the early-failure rule, so most "
+                     "end far sooner)")
     return "\n".join(lines)

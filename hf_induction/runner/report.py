@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import tasks
 from ..models import PRESETS, build_config, model_config_hash
-from ..results import KappaRow, NstarRow, OodRow, ResultsFolder, nstar_bracket
+from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
 from ..results.render import (
     LENGTHGEN_TABLE_COLUMNS,
     NO_ROWS,
@@ -32,6 +32,7 @@ from ..results.render import (
     number,
     report_kappa_lines,
     report_ood_lines,
+    row_nstar_bracket,
 )
 from .budgets import BUDGETS
 from .report_heads import heads_section
@@ -73,7 +74,7 @@ def search_lines(rows: Sequence[NstarRow]) -> list[dict[str, str]]:
         paper = r.num_probes * PAPER_STEPS_PER_PROBE
         out.append(dict(zip(REPORT_SEARCH_COLUMNS, (
             r.dataset, r.config, r.model, model_preset_of(r), number(r.n_star),
-            nstar_bracket(r.n_star, r.largest_failing), number(r.pool_size),
+            row_nstar_bracket(r), number(r.pool_size),
             str(r.num_probes), number(r.total_steps),
             number(paper / r.total_steps if r.total_steps else None), f"{r.wall_s:.0f}"),
             strict=True), **{REPORT_PROTOCOL_COLUMN: r.protocol_hash}))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -28,6 +28,7 @@ from ..results import (
     run_key,
 )
 from ..results.checkpoints import checkpoints_dir
+from ..results.rows import DIVERGED_ENDS
 from ..search import ProbeOutcome, SearchSettings, run_search
 from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, train_pool_size
 from ..training import TrainSettings
@@ -319,10 +320,7 @@ def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
         outcome = probe(n)
         if tracker is not None:
             tracker.on_probe(n, outcome.success, outcome.best_val_loss, outcome.steps)
-        runs = len(outcome.runs)
-        bar.write(f"  {job.label}: N={n:>9,} {'success' if outcome.success else 'failure'} "
-                  f"(best val loss {outcome.best_val_loss:.2e}; {runs} run{'s' * (runs != 1)}, "
-                  f"{outcome.steps:,} steps)")
+        bar.write(f"  {job.label}: N={n:>9,} {probe_words(outcome)}")
         return outcome
 
     try:
@@ -341,6 +339,43 @@ def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
     )
     folder.append_nstar(row)
     return row
+
+
+def lrs_text(lrs) -> str:
+    return ", ".join(f"{lr:g}" for lr in lrs)
+
+
+def probe_words(outcome: ProbeOutcome) -> str:
+    """A probe's line of the progress log: its outcome, and the runs whose loss diverged."""
+    runs = len(outcome.runs)
+    cost = f"{runs} run{'s' * (runs != 1)}, {outcome.steps:,} steps"
+    if outcome.all_diverged:
+        return (f"failure: every run diverged (loss not finite) at lr "
+                f"{lrs_text(outcome.diverged_lrs)}; {cost}")
+    words = (f"{'success' if outcome.success else 'failure'} (best val loss "
+             f"{outcome.best_val_loss:.2e}; {cost}")
+    if outcome.diverged_lrs:
+        words += f"; diverged at lr {lrs_text(outcome.diverged_lrs)}"
+    return words + ")"
+
+
+def divergence_notes(rows: Sequence[NstarRow]) -> list[str]:
+    """A sentence for each search whose end rests on a size where every run diverged: no N*
+    (or no lower end of its bracket) was measured there, and what to try."""
+    notes = []
+    for r in rows:
+        if r.search_end not in DIVERGED_ENDS:
+            continue
+        probes = r.diverged_probes
+        sizes = ", ".join(f"{p.n:,}" for p in probes)
+        lrs = sorted({lr for p in probes for lr in p.diverged_lrs})
+        what = ("no N* was measured" if r.n_star is None
+                else "N* has no measured lower end")
+        notes.append(f"{r.model} {r.dataset}/{r.config}: every run diverged (loss inf or NaN) "
+                     f"at N = {sizes} with lr {lrs_text(lrs)}, so {what}; try smaller rates "
+                     f"such as --lrs {lrs_text(sorted({lr / 100 for lr in lrs}))}, or leave --lrs "
+                     "out for the preset's")
+    return notes
 
 
 def push_checkpoints(job: CampaignJob, row: NstarRow, campaign: Campaign,
@@ -410,6 +445,11 @@ class CampaignResults:
     kappa: list[KappaRow] = field(default_factory=list)
     ood: list[OodRow] = field(default_factory=list)
     lengthgen: list[LengthGenRow] = field(default_factory=list)
+
+    @property
+    def measured_nothing(self) -> bool:
+        """True when some search measured no N* because every run diverged."""
+        return any(r.search_end in DIVERGED_ENDS and r.n_star is None for r in self.nstar)
 
 
 def run_campaign(campaign: Campaign) -> CampaignResults:
@@ -507,6 +547,8 @@ def print_tables(results: CampaignResults, file=None) -> None:
         print("\nN*, the smallest training set from which a run of the grid reaches ε (where "
               "none did, the largest size that failed):", file=file)
         write_table(nstar_lines(nstar), NSTAR_COLUMNS, file=file)
+        for note in divergence_notes(nstar):
+            print(f"\nWarning: {note}.", file=file)
     if kappa:
         print("\nκ = Σ N*_n / N*_joint (where some N* lies beyond its pool or budget, the "
               "bounds its brackets allow, and the N* it lacks):", file=file)

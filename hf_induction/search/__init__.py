@@ -27,7 +27,7 @@ from .kappa import Bracket, kappa, kappa_bounds
 from .outcome import Probe, ProbeOutcome
 from .paper import paper_search
 from .refined import refined_search
-from .result import SearchResult
+from .result import SEARCH_ENDS, SearchResult
 from .run import run_search
 from .settings import DEFAULT_MIDPOINT, MIDPOINTS, MODES, PAPER_N_MAX, SearchSettings
 
@@ -38,6 +38,7 @@ __all__ = [
     "MODES",
     "PAPER_N_MAX",
     "Probe",
+    "SEARCH_ENDS",
     "ProbeOutcome",
     "SearchResult",
     "SearchSettings",

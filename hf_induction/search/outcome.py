@@ -7,6 +7,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# A run's ``stop_reason`` when its loss stopped being finite (one of the trainer's
+# `training.settings.StopReason`s; the search reads runs as plain dicts and imports no torch).
+DIVERGED = "nonfinite"
+
 
 @dataclass(frozen=True)
 class ProbeOutcome:
@@ -37,6 +41,20 @@ class ProbeOutcome:
             raise ValueError(f"steps must be >= 0, got {self.steps}")
         # A list passed by the caller would make the outcome mutable; keep it a tuple.
         object.__setattr__(self, "runs", tuple(self.runs))
+
+    @property
+    def diverged_lrs(self) -> tuple[float, ...]:
+        """The learning rates of the runs whose loss went to inf or NaN, each once, sorted."""
+        return tuple(sorted({float(r["lr"]) for r in self.runs
+                             if r.get("stop_reason") == DIVERGED and "lr" in r}))
+
+    @property
+    def all_diverged(self) -> bool:
+        """True when every run that trained diverged: the probe then measured the rates, not
+        whether N rows suffice. Runs the probe's decision stopped before their first step do
+        not count either way."""
+        trained = [r for r in self.runs if r.get("steps", 1) > 0]
+        return bool(trained) and all(r.get("stop_reason") == DIVERGED for r in trained)
 
     def to_dict(self) -> dict[str, Any]:
         return {

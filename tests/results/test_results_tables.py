@@ -36,7 +36,7 @@ def _nstar_row(config, threshold, pool=1000):
 
 def test_nstar_row_from_a_search(tmp_path):
     row = _nstar_row("acot_L5", 40)
-    assert row.largest_failing < 40 <= row.n_star and row.converged
+    assert row.largest_failing < 40 <= row.n_star and row.search_end == "bracket closed"
     assert row.wall_s == 0.5 * row.num_probes and row.search_mode == "refined"
     assert row.probe_outcomes()[0].n == 16
     folder = ResultsFolder(tmp_path)

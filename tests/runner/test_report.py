@@ -39,7 +39,7 @@ def row(config, n_star, failing, model="lstm", preset="tiny", dataset="modadd", 
         key=f"k-{dataset}-{config}-{model}", dataset=dataset, config=config, model=model,
         model_config_hash=model_config_hash(build_config(model, vocab, preset)),
         search_mode="refined", pool_size=10**6, n_cap=10**5, n_star=n_star,
-        largest_failing=failing, converged=True, num_probes=probes, total_steps=steps,
+        largest_failing=failing, search_end="bracket closed", num_probes=probes, total_steps=steps,
         probes=json.dumps([{"n": 8, "success": False, "runs": runs}]), search_settings="{}",
         epsilon=1e-4, protocol_hash="p", package_version="0", git_commit="", hardware=hardware,
         wall_s=wall_s, finished_at="")
