@@ -377,7 +377,7 @@ def patching_table_lines(rows: Iterable[Any],
 
 def cell(value: Any) -> str:
     """A raw value as a cell: `MISSING` for None, yes/no, a number by `number` (a float to
-    four significant digits), a list as its items joined by commas."""
+    four significant digits), a list as its items' cells joined by spaces."""
     if value is None:
         return MISSING
     if isinstance(value, bool):
@@ -385,7 +385,8 @@ def cell(value: Any) -> str:
     if isinstance(value, (int, float)):
         return number(value, digits=4)
     if isinstance(value, (list, tuple)):
-        return ",".join(cell(v).replace(",", "") for v in value)
+        # Spaces between items, so each keeps the one spelling of its number (1,262).
+        return " ".join(cell(v) for v in value)
     return str(value)
 
 

@@ -178,4 +178,4 @@ def test_every_number_is_spelled_one_way():
     assert number(None) == number(math.nan) == number(math.inf) == MISSING
     # The command line's cells: four significant digits, None and lists in the same words.
     assert (cell(0.98765), cell(12345.6), cell(None), cell([1500, None])) == (
-        "0.9877", "12,346", MISSING, f"1500,{MISSING}")
+        "0.9877", "12,346", MISSING, f"1,500 {MISSING}")
