@@ -15,12 +15,14 @@ from __future__ import annotations
 import sys
 
 from hf_induction.commands.parsing import Parser, first_line, output_folder, prog
+from hf_induction.hub.errors import HubError
 from hf_induction.hub.leaderboard import SourceResults, write_leaderboard
+from hf_induction.hub.sources import results_source
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog(__name__), description=__doc__)
-    p.add_argument("results", nargs="+",
+    p.add_argument("results", nargs="+", type=results_source,
                    help="results folders and/or Hub dataset ids (ORG/REPO)")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
@@ -29,15 +31,17 @@ def main(argv: list[str] | None = None) -> int:
         # Read one at a time, so that an error names the source it came from.
         try:
             results.append(SourceResults.load(source))
+        except HubError as e:
+            print(f"{p.prog}: error: {e}", file=sys.stderr)
+            return 1
         except (OSError, ValueError) as e:
-            print(f"leaderboard.py: error: cannot read results {source}: {first_line(e)}",
+            print(f"{p.prog}: error: cannot read results {source}: {first_line(e)}",
                   file=sys.stderr)
             return 1
     try:
         written = write_leaderboard(results, args.out)
     except OSError as e:
-        print(f"leaderboard.py: error: cannot write {args.out}: {first_line(e)}",
-              file=sys.stderr)
+        print(f"{p.prog}: error: cannot write {args.out}: {first_line(e)}", file=sys.stderr)
         return 1
     for path in written:
         print(path)

@@ -11,15 +11,16 @@ Hub repo still at its previous commit.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from hf_induction.commands.parsing import Parser, nonnegative_float, nonnegative_int, prog, repo_id
 from hf_induction.hub import HubError, push_results
+from hf_induction.results import existing_results_folder
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog(__name__), description=__doc__)
-    p.add_argument("folder", type=Path, help="the results folder (ResultsFolder)")
+    p.add_argument("folder", type=existing_results_folder,
+                   help="the results folder (the --out folder of hf-induction nstar)")
     p.add_argument("repo_id", metavar="ORG/REPO", type=repo_id, help="the Hub dataset repo")
     p.add_argument("--token", default=None,
                    help="a write token (default: HF_TOKEN, else the `hf auth login` token)")
@@ -32,12 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--message", default=None,
                    help="the commit message (default: \"Results from FOLDER\")")
     args = p.parse_args(argv)
-    if not args.folder.is_dir():
-        print(f"error: {args.folder} is not a folder", file=sys.stderr)
-        return 1
     try:
         result = push_results(
-            args.folder, args.repo_id, args.token, max_retries=args.max_retries,
+            args.folder.path, args.repo_id, args.token, max_retries=args.max_retries,
             create=args.create, private=args.private or None, commit_message=args.message,
             backoff_s=args.backoff,
         )

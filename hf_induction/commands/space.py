@@ -13,11 +13,14 @@ from __future__ import annotations
 import sys
 
 from hf_induction.commands.parsing import Parser, first_line, output_folder, prog
+from hf_induction.hub.sources import results_source
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog(__name__), description=__doc__)
-    p.add_argument("results", nargs="+", help="results folders and/or Hub dataset ids")
+    p.add_argument("results", nargs="+", type=results_source,
+                   help="results folders and/or Hub dataset ids (ORG/REPO; read by the app, "
+                   "not while building)")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
     from hf_induction.hub.space import write_space
@@ -25,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         out = write_space(args.results, args.out)
     except (OSError, ValueError) as e:
-        print(f"space.py: error: {first_line(e)}", file=sys.stderr)
+        print(f"{p.prog}: error: {first_line(e)}", file=sys.stderr)
         return 1
     print(out)
     return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled, RepositoryNotFoundError
 
 
 def _network_errors() -> tuple[type[BaseException], ...]:
@@ -29,7 +29,10 @@ def status_of(error: BaseException) -> int | None:
 
 
 def is_transient(error: BaseException) -> bool:
-    """A network failure, a 5xx, a 429, or a commit conflict (409/412: the head moved)."""
+    """A network failure, a 5xx, a 429, or a commit conflict (409/412: the head moved); never
+    HF_HUB_OFFLINE, which no retry changes."""
+    if isinstance(error, OfflineModeIsEnabled):
+        return False
     if isinstance(error, HfHubHTTPError):
         status = status_of(error)
         return status is not None and (status >= 500 or status in (409, 412, 429))
@@ -49,6 +52,27 @@ def describe(error: BaseException, repo_id: str, repo_type: str = "dataset") -> 
     if isinstance(error, HfHubHTTPError):
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return f"the Hub answered {status} for {what}: {first}"
+    if isinstance(error, OfflineModeIsEnabled):
+        return f"HF_HUB_OFFLINE is set: cannot reach the Hub about {what}; unset it to push"
     if isinstance(error, NETWORK_ERRORS):
-        return f"network failure talking to the Hub about {what}: {type(error).__name__}: {error}"
+        from huggingface_hub import constants
+
+        return (f"network failure talking to the Hub ({constants.ENDPOINT}) about {what}: "
+                f"{type(error).__name__}: {error}")
     return f"{type(error).__name__} while pushing to {what}: {error}"
+
+
+def describe_read(error: BaseException, repo_id: str) -> str:
+    """One line saying why the Hub dataset ``repo_id`` could not be read, and what to do."""
+    from huggingface_hub import constants
+
+    what = f"cannot read the Hub dataset {repo_id}"
+    if isinstance(error, OfflineModeIsEnabled):
+        return f"{what}: HF_HUB_OFFLINE is set; unset it, or give a local results folder"
+    if isinstance(error, RepositoryNotFoundError) or status_of(error) == 404:
+        return f"{what}: no such dataset repo (or the token cannot see it)"
+    if isinstance(error, HfHubHTTPError):
+        return f"{what}: the Hub answered {status_of(error)}"
+    detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return (f"{what}: the Hub at {constants.ENDPOINT} cannot be reached ({detail}); check the "
+            "network and HF_ENDPOINT")

@@ -29,6 +29,7 @@ from ..results.render import (
     markdown_table,
 )
 from .entries import Entry, kappa_table_lines, leaderboard_entries, sort_key
+from .errors import NETWORK_ERRORS, HubError, describe_read
 
 # The dataset card: which files make each table, and their declared column types.
 CARD = "README.md"
@@ -75,18 +76,18 @@ def _table_folder(source: str | Path, table: str) -> Path:
     if Path(source).exists():
         raise NotADirectoryError(f"{source} is a file, not a results folder")
     from huggingface_hub import HfApi, snapshot_download
-    from huggingface_hub.errors import RepositoryNotFoundError
+    from huggingface_hub.errors import HfHubHTTPError
 
     try:
         commit = HfApi().dataset_info(str(source)).sha
-    except RepositoryNotFoundError:
-        raise FileNotFoundError(f"{source} is neither a local folder nor a Hub dataset repo "
-                                "one can read") from None
-    card = snapshot_download(str(source), repo_type="dataset", revision=commit,
-                             allow_patterns=[CARD])
-    patterns, _ = _card_table(Path(card), table)
-    return Path(snapshot_download(str(source), repo_type="dataset", revision=commit,
-                                  allow_patterns=[CARD, *patterns]))
+        card = snapshot_download(str(source), repo_type="dataset", revision=commit,
+                                 allow_patterns=[CARD])
+        patterns, _ = _card_table(Path(card), table)
+        return Path(snapshot_download(str(source), repo_type="dataset", revision=commit,
+                                      allow_patterns=[CARD, *patterns]))
+    except (HfHubHTTPError, *NETWORK_ERRORS) as e:
+        # Offline, unreachable or refused: one line, not the HTTP client's traceback.
+        raise HubError(describe_read(e, str(source))) from None
 
 
 def _card_table(folder: Path, table: str) -> tuple[list[str], Any]:
@@ -152,8 +153,9 @@ class SourceResults:
 
     @classmethod
     def load(cls, source: str | Path, **kwargs: Any) -> SourceResults:
-        if (Path(source) / "protocol.json").exists():
-            # A garbled protocol is an error here, not a silently empty board.
+        if Path(source).exists():
+            # A folder that is not a results folder, or whose protocol is garbled, is an
+            # error here, not a silently empty board.
             from ..results import ResultsFolder
 
             ResultsFolder.existing(source)

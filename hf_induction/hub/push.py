@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..results.protocol import is_results_folder, not_a_results_folder
 from .cards import write_eval_results, write_model_card
 from .commit import PushResult, upload_folder_once
 from .errors import HubError
@@ -42,10 +43,8 @@ def push_results(
     HubError with a one-line message.
     """
     folder = Path(folder)
-    if not (folder / "README.md").is_file():
-        raise HubError(
-            f"{folder} is not a results folder (no README.md; ResultsFolder(DIR) writes one)"
-        )
+    if not is_results_folder(folder):
+        raise HubError(not_a_results_folder(folder))
     return upload_folder_once(
         folder,
         repo_id,

@@ -20,6 +20,8 @@ from .protocol import (
     NestedResults,
     ProtocolMismatch,
     extend_protocol,
+    is_results_folder,
+    not_a_results_folder,
     protocol_hash,
 )
 from .ranked import RankedJsonl
@@ -75,11 +77,11 @@ class ResultsFolder:
     def existing(cls, path: str | Path) -> ResultsFolder:
         """A folder nstar.py has written, opened to read; creates nothing where there is none.
 
-        Raises FileNotFoundError naming the path when it holds no protocol.json.
+        Raises FileNotFoundError naming the path when it is not a results folder.
         """
         path = Path(path)
-        if not (path / "protocol.json").exists():
-            raise FileNotFoundError(f"{path} holds no results (no protocol.json)")
+        if not is_results_folder(path):
+            raise FileNotFoundError(not_a_results_folder(path))
         folder = cls(path, write=False)
         folder.read_protocol()  # a garbled protocol.json is one error here, not later
         return folder

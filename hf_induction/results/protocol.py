@@ -10,6 +10,31 @@ from .keys import stable_hash
 
 _ABSENT = "<absent>"
 
+# The file that makes a folder a results folder: `ResultsFolder` writes it first, and every
+# command that reads results asks `is_results_folder` / `not_a_results_folder` about a path.
+PROTOCOL_FILE = "protocol.json"
+WHAT_A_RESULTS_FOLDER_IS = (f"a results folder is the --out folder of hf-induction nstar: "
+                            f"it holds {PROTOCOL_FILE}, journal/ and its tables")
+
+
+def is_results_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a results folder: a folder holding ``protocol.json``."""
+    return (Path(path) / PROTOCOL_FILE).is_file()
+
+
+def not_a_results_folder(path: str | Path) -> str:
+    """One line saying why ``path`` is not a results folder, and what one is."""
+    path = Path(path)
+    if not path.exists():
+        why = "does not exist"
+    elif not path.is_dir():
+        why = "is a file"
+    elif not any(path.iterdir()):
+        why = "is an empty folder"
+    else:
+        why = f"holds no {PROTOCOL_FILE}"
+    return f"{path} is not a results folder: it {why} ({WHAT_A_RESULTS_FOLDER_IS})"
+
 
 class CorruptResults(ValueError):
     """A file of a results folder cannot be read as what it should be (say protocol.json)."""

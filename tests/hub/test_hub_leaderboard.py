@@ -58,8 +58,9 @@ def test_leaderboard_files_from_a_local_folder(tmp_path):
     # A search that never probed says so, in the words the command line prints.
     assert "| modadd | cot_L3 | gpt2 | not probed | (0, ∞) | 1,000,000 | no |" in md
     assert "![kappa_modadd_Z_5](kappa_modadd_Z_5.png)" in md
-    # an empty results folder gives an empty leaderboard, not an error
-    ResultsFolder(tmp_path / "empty")
+    # an empty results folder (its protocol recorded, no search yet) gives an empty
+    # leaderboard, not an error
+    ResultsFolder(tmp_path / "empty").check_protocol({"train": {"max_steps": 10}})
     written = write_leaderboard(tmp_path / "empty", tmp_path / "out2",
                                 cache_dir=str(tmp_path / "cache"))
     assert [p.name for p in written] == ["leaderboard.md"]
@@ -205,8 +206,8 @@ push_results({str(tmp_path / "results")!r}, "org/results", create=True)
                               str(tmp_path / "out3")], timeout=180)
     assert missing.returncode == 1
     assert missing.stderr.strip().splitlines() == [
-        "leaderboard.py: error: cannot read results org/absent: org/absent is neither a local "
-        "folder nor a Hub dataset repo one can read"]
+        "hf-induction leaderboard: error: cannot read the Hub dataset org/absent: no such "
+        "dataset repo (or the token cannot see it)"]
 
 
 def test_no_hub_module_imports_one_that_imports_it_back():
