@@ -7,7 +7,7 @@ settings of its own), and what each table's rows are; its YAML declares every ta
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ..citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
@@ -63,6 +63,9 @@ V), `kind` (the format or task: "acot", "NRLast") and `dist` ("fixed", "uniform"
 from datasets import load_dataset
 nstar = load_dataset("<this folder or repo>", "nstar", split="train")
 ```
+
+Only the tables that hold rows are configs of this card (`datasets` cannot load an empty
+table); a table joins them with its first row.
 """
 
 
@@ -99,9 +102,15 @@ def card_body(name: str, description: str, protocol: Mapping[str, Any] | None,
 
 def render_card(name: str = "", description: str = "",
                 protocol: Mapping[str, Any] | None = None,
-                commands: Sequence[str] = ()) -> str:
+                commands: Sequence[str] = (), tables: Collection[str] = ()) -> str:
     """Through the libraries' own metadata classes: `DatasetCardData`, and `MetadataConfigs`
-    for the tables (nstar the default, so ``load_dataset(repo)`` reads the N* rows)."""
+    for the tables that hold rows (``tables``), the first of them in `TABLES` order the
+    default, so ``load_dataset(repo)`` reads the N* rows where there are some.
+
+    A table with no row is not declared: `datasets` cannot load an empty split (it ends in
+    "Instruction 'train' corresponds to no data", and a zero-row parquet file fails sooner),
+    and neither can the Hub's dataset viewer, so a declared empty table would be a config
+    that fails."""
     # Imported here: a command line reads results folders before its arguments are checked,
     # and `datasets` costs a second to import.
     from datasets.utils.metadata import MetadataConfigs
@@ -109,13 +118,15 @@ def render_card(name: str = "", description: str = "",
 
     data = DatasetCardData(license="apache-2.0", pretty_name="hf-induction results",
                            tags=["hf-induction", "induction-bias", "results"])
-    MetadataConfigs({
-        table: {"data_files": [{"split": "train", "path": f"{table}/*.jsonl"}],
-                **({"default": True} if table == "nstar" else {})}
-        for table in TABLES}).to_dataset_card_data(data)
-    # Declared types keep a column typed even when every row so far holds null, and spare
-    # `datasets` inferring them from a first file that may be empty.
-    data["dataset_info"] = [{"config_name": table, "features": features_yaml(row)}
-                            for table, row in TABLES.items()]
+    declared = [table for table in TABLES if table in tables]
+    if declared:
+        MetadataConfigs({
+            table: {"data_files": [{"split": "train", "path": f"{table}/*.jsonl"}],
+                    **({"default": True} if table == declared[0] else {})}
+            for table in declared}).to_dataset_card_data(data)
+        # Declared types keep a column typed even when every row so far holds null, and spare
+        # `datasets` inferring them from a first file that may be empty.
+        data["dataset_info"] = [{"config_name": table, "features": features_yaml(TABLES[table])}
+                                for table in declared]
     body = card_body(name, description, protocol, commands)
     return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shlex
 import warnings
@@ -27,6 +28,8 @@ from .protocol import (
 from .ranked import RankedJsonl
 from .rows import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow, PatchingRow, PushRow
 
+logger = logging.getLogger(__name__)
+
 
 class ResultsFolder:
     """``DIR/{README.md, protocol.json, campaign.json, journal/, nstar/, kappa/, ood/,
@@ -34,9 +37,11 @@ class ResultsFolder:
     made before a table existed reads it as empty).
 
     Each table is one JSONL file per process (``rank<r>.jsonl``), so processes never
-    write the same file; only rank 0 writes README.md, protocol.json and campaign.json, each
-    atomically. Appends are flushed and fsynced before returning, so a killed process loses
-    at most the line it was writing, and readers skip such a line with a warning.
+    write the same file; only rank 0 writes protocol.json and campaign.json, each
+    atomically. README.md declares the tables that hold rows: rank 0 writes it, and so does
+    the process that gives a table its first row, under the card's lock. Appends are flushed
+    and fsynced before returning, so a killed process loses at most the line it was writing;
+    readers skip such a line with a warning, and rank 0's opening for writing drops it.
 
     Campaigns are sibling folders: a new folder (one without protocol.json) inside another
     results folder, or around one, is refused with NestedResults.
@@ -49,23 +54,27 @@ class ResultsFolder:
         self.rank = rank
         if not self.protocol_file.exists():
             check_not_nested(self.path)
-        self.journal = RankedJsonl(self.path / "journal", rank)
-        self.nstar = RankedJsonl(self.path / "nstar", rank)
-        self.kappa = RankedJsonl(self.path / "kappa", rank)
-        self.ood = RankedJsonl(self.path / "ood", rank)
-        self.lengthgen = RankedJsonl(self.path / "lengthgen", rank)
-        self.pushes = RankedJsonl(self.path / "pushes", rank)
-        self.heads = RankedJsonl(self.path / "heads", rank)
-        self.patching = RankedJsonl(self.path / "patching", rank)
+        # The card declares the tables that hold rows: a table's first row puts it there.
+        def ranked(name: str) -> RankedJsonl:
+            return RankedJsonl(self.path / name, rank, on_first_row=self._write_card)
+
+        self.journal = ranked("journal")
+        self.nstar = ranked("nstar")
+        self.kappa = ranked("kappa")
+        self.ood = ranked("ood")
+        self.lengthgen = ranked("lengthgen")
+        self.pushes = ranked("pushes")
+        self.heads = ranked("heads")
+        self.patching = ranked("patching")
         if not write:
             return
         for table in self.tables:
             table.directory.mkdir(parents=True, exist_ok=True)
         if rank == 0:
-            # `datasets` resolves every config of the card before loading any one, and a
-            # config without a file fails them all: each table always has one, empty at first.
-            for table in self.tables:
-                table.own_file.touch(exist_ok=True)
+            # A line torn by a killed writer would fail `load_dataset` on the table until a
+            # later append happened to mend it: every command that writes here mends it first.
+            for dropped in self.repair():
+                logger.warning(dropped)
             self._write_card()
 
     @property
@@ -96,13 +105,22 @@ class ResultsFolder:
         the folder. Not in protocol.json, whose hash keys the runs: rewording it changes none."""
         return self.path / "campaign.json"
 
+    def repair(self) -> list[str]:
+        """Drop every table's torn and garbled lines; one line per file mended."""
+        return [said for table in self.tables for said in table.repair()]
+
     def _write_card(self) -> None:
         card = self.path / "README.md"
-        campaign = self.read_campaign()
-        text = render_card(self.path.resolve().name, campaign["description"],
-                           self.read_protocol(), campaign["commands"])
-        if not card.exists() or card.read_text(encoding="utf-8") != text:
-            atomic_write_text(card, text)
+        (self.path / ".locks").mkdir(parents=True, exist_ok=True)
+        # Any process may add a table it gave a first row: the card is read and written
+        # under one lock, so of two processes the later one sees both tables.
+        with FileLock(str(self.path / ".locks" / "card.lock")):
+            campaign = self.read_campaign()
+            text = render_card(self.path.resolve().name, campaign["description"],
+                               self.read_protocol(), campaign["commands"],
+                               tables=[t.name for t in self.tables if t.has_rows()])
+            if not card.exists() or card.read_text(encoding="utf-8") != text:
+                atomic_write_text(card, text)
 
     def _read_object(self, path: Path, what: str) -> dict[str, Any] | None:
         if not path.exists():

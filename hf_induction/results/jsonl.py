@@ -45,31 +45,30 @@ def append_line(path: Path, line: str) -> None:
         os.fsync(f.fileno())
 
 
-def repair(path: Path) -> None:
+def repair(path: Path) -> str | None:
     """Drop what a reader would skip: a partial last line (a killed writer) and any line that
     is not a JSON object (a garbled one), so the file reads clean and the runs those lines
     recorded are retrained. The file is rewritten atomically, only if something is dropped.
 
-    Only the file's own writer may call this, holding the file's lock.
+    Returns one line saying what was dropped (the file, how many lines, how many bytes), or
+    None where the file was whole. Only the file's own writer may call this, holding the
+    file's lock.
     """
     if not path.exists() or path.stat().st_size == 0:
-        return
+        return None
     data = path.read_bytes()
     lines = data.split(b"\n")
     tail = lines.pop()
     keep = [raw for raw in lines if raw.strip() and _is_object(raw)]
-    garbled = len([raw for raw in lines if raw.strip()]) - len(keep)
-    what = [*(["a partial last line"] if tail.strip() else []),
-            *([f"{garbled} garbled line(s)"] if garbled else [])]
+    garbled = [raw for raw in lines if raw.strip() and not _is_object(raw)]
+    what = [*([f"a partial last line ({len(tail)} bytes)"] if tail.strip() else []),
+            *([f"{len(garbled)} garbled line(s) ({sum(len(r) + 1 for r in garbled)} bytes)"]
+              if garbled else [])]
     if not what:
-        return
-    warnings.warn(
-        f"{path}: dropping {' and '.join(what)} left by an interrupted or damaged write; the "
-        "runs they recorded will be trained again",
-        CorruptLineWarning,
-        stacklevel=3,
-    )
+        return None
     atomic_write_text(path, "".join(raw.decode("utf-8") + "\n" for raw in keep))
+    return (f"{path}: dropped {' and '.join(what)} left by an interrupted or damaged write; "
+            "a rerun writes what they held again")
 
 
 def _is_object(raw: bytes) -> bool:

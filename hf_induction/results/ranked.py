@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,13 @@ from filelock import FileLock
 from .jsonl import append_line, read_jsonl, repair, to_json
 
 _RANK_FILE = re.compile(r"rank(\d+)\.jsonl")
+logger = logging.getLogger(__name__)
+
+
+def _holds_a_line(path: Path) -> bool:
+    with open(path, "rb") as f:
+        # Iterating a binary file yields its lines; the last may lack its newline (torn).
+        return any(raw.endswith(b"\n") and raw.strip() for raw in f)
 
 
 class RankedJsonl:
@@ -25,19 +34,29 @@ class RankedJsonl:
     first append of a process also repairs the file (a garbled line dropped).
     """
 
-    def __init__(self, directory: Path, rank: int) -> None:
+    def __init__(self, directory: Path, rank: int,
+                 on_first_row: Callable[[], None] | None = None) -> None:
+        """``on_first_row`` is called after this process's first append (the folder declares
+        a table on its card once it holds a row)."""
         self.directory = directory
+        self.name = directory.name
+        self.on_first_row = on_first_row
         self.own_file = directory / f"rank{rank}.jsonl"
         # Beside the tables, not in them: a table's folder holds its rows only.
         self.lock_file = directory.parent / ".locks" / f"{directory.name}-rank{rank}.lock"
         self._index: dict[str, dict[str, Any]] | None = None
         self._offsets: dict[Path, int] = {}
         self._repaired = False
+        self._appended = False
 
     def files(self) -> list[Path]:
         found = [(int(m.group(1)), p) for p in self.directory.glob("rank*.jsonl")
                  if (m := _RANK_FILE.fullmatch(p.name))]
         return [p for _, p in sorted(found)]
+
+    def has_rows(self) -> bool:
+        """Whether some rank's file holds a complete line, without reading the files whole."""
+        return any(_holds_a_line(path) for path in self.files())
 
     def read(self) -> list[dict[str, Any]]:
         """Every row of every rank, rank by rank, each in the order written."""
@@ -50,11 +69,29 @@ class RankedJsonl:
     def append(self, row: dict[str, Any]) -> None:
         with self.lock():
             if not self._repaired:
-                repair(self.own_file)
+                dropped = repair(self.own_file)
+                if dropped:
+                    logger.warning(dropped)
                 self._repaired = True
             append_line(self.own_file, to_json(row))
         if self._index is not None and "key" in row:
             self._index[row["key"]] = row
+        if not self._appended:
+            self._appended = True
+            if self.on_first_row is not None:
+                self.on_first_row()
+
+    def repair(self) -> list[str]:
+        """Drop the torn and garbled lines of every rank's file, each under its writer's lock;
+        one line per file mended, saying what was dropped."""
+        dropped = []
+        self.lock_file.parent.mkdir(exist_ok=True)
+        for path in self.files():
+            rank = _RANK_FILE.fullmatch(path.name).group(1)
+            with FileLock(str(self.lock_file.with_name(f"{self.name}-rank{rank}.lock"))):
+                if said := repair(path):
+                    dropped.append(said)
+        return dropped
 
     def _sync(self) -> None:
         """Add the complete lines appended to any rank file since the last sync."""

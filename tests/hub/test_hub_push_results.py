@@ -65,11 +65,9 @@ result(first=[first.changed, first.commit], again=[again.changed, again.commit],
     assert out["third"][0] and out["third"][2] == 1 and out["n_final"] == 3
     assert sorted(out["kappa_models"]) == ["dense_ssm", "gpt2", "gpt2", "lstm", "lstm"]
     assert out["n_nstar"] == 20
-    # Every table has its file, the empty ones too (datasets resolves every config at once).
-    assert out["files"] == [".gitattributes", "README.md", "heads/rank0.jsonl",
-                            "journal/rank0.jsonl", "kappa/rank0.jsonl", "lengthgen/rank0.jsonl",
-                            "nstar/rank0.jsonl", "ood/rank0.jsonl", "patching/rank0.jsonl",
-                            "protocol.json", "pushes/rank0.jsonl"]
+    # The tables that hold rows, and no empty file: the card declares those tables only.
+    assert out["files"] == [".gitattributes", "README.md", "kappa/rank0.jsonl",
+                            "nstar/rank0.jsonl", "protocol.json", "pushes/rank0.jsonl"]
     commit_posts = [r for r in hub_server.requests
                     if r["method"] == "POST" and "/commit/" in r["path"]]
     assert len(commit_posts) == 2  # the unchanged repeat never even posted a commit

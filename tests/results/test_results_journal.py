@@ -1,5 +1,6 @@
 """The journal: durable appends, resume lookups, several ranks, crash tolerance."""
 
+import logging
 import os
 
 import pytest
@@ -60,32 +61,54 @@ def test_record_with_another_key_is_refused(tmp_path):
         ResultsFolder(tmp_path).append_run("a", {"key": "b"})
 
 
-def test_a_truncated_last_line_is_skipped_with_a_warning(tmp_path):
+def test_a_truncated_last_line_is_skipped_by_readers_and_dropped_by_a_writer(tmp_path, caplog):
     folder = ResultsFolder(tmp_path)
     folder.append_run(_key(1), {"n": 1})
     folder.append_run(_key(2), {"n": 2})
     # A process killed mid-write leaves half a line without its newline.
     journal = tmp_path / "journal" / "rank0.jsonl"
+    torn = b'{"n": 4, "key": "abc", "best_val'
     with open(journal, "ab") as f:
-        f.write(b'{"n": 4, "key": "abc", "best_val')
-    rerun = ResultsFolder(tmp_path)
+        f.write(torn)
+    reader = ResultsFolder(tmp_path, write=False)
     with pytest.warns(CorruptLineWarning, match="unterminated"):
-        assert [r["n"] for r in rerun.read_journal()] == [1, 2]
-    # The rerun's first append cuts the fragment, so its own line stays whole.
-    with pytest.warns(CorruptLineWarning, match="partial last line"):
-        rerun.append_run(_key(4), {"n": 4})
+        assert [r["n"] for r in reader.read_journal()] == [1, 2]
+    assert journal.read_bytes().endswith(torn)  # reading mends nothing
+    # Opening to write mends it at once, before anything is trained, and says so in one line.
+    with caplog.at_level(logging.WARNING):
+        rerun = ResultsFolder(tmp_path)
+    (said,) = [r.getMessage() for r in caplog.records]
+    assert said.startswith(f"{journal}: dropped a partial last line ({len(torn)} bytes)")
+    assert "\n" not in said
+    assert [r["n"] for r in rerun.read_journal()] == [1, 2]
+    rerun.append_run(_key(4), {"n": 4})
     assert [r["n"] for r in ResultsFolder(tmp_path).read_journal()] == [1, 2, 4]
 
 
-def test_a_garbled_middle_line_is_skipped_with_a_warning(tmp_path):
+def test_a_torn_line_of_another_rank_is_dropped_when_rank_0_opens(tmp_path, caplog):
+    ResultsFolder(tmp_path, rank=1).append_run(_key(1), {"n": 1})
+    journal = tmp_path / "journal" / "rank1.jsonl"
+    with open(journal, "ab") as f:
+        f.write(b'{"n": 2, "ke')
+    with caplog.at_level(logging.WARNING):
+        ResultsFolder(tmp_path)
+    assert [f"{journal}: dropped a partial last line (12 bytes)" in r.getMessage()
+            for r in caplog.records] == [True]
+    assert journal.read_bytes().endswith(b"}\n")
+
+
+def test_a_garbled_middle_line_is_skipped_with_a_warning(tmp_path, caplog):
     folder = ResultsFolder(tmp_path)
     folder.append_run(_key(1), {"n": 1})
     with open(tmp_path / "journal" / "rank0.jsonl", "ab") as f:
         f.write(b"\x00\x00garbage\n[1, 2]\n")
     folder.append_run(_key(2), {"n": 2})
     with pytest.warns(CorruptLineWarning):
-        rows = ResultsFolder(tmp_path).read_journal()
+        rows = ResultsFolder(tmp_path, write=False).read_journal()
     assert [r["n"] for r in rows] == [1, 2]
+    with caplog.at_level(logging.WARNING):
+        assert [r["n"] for r in ResultsFolder(tmp_path).read_journal()] == [1, 2]
+    assert "dropped 2 garbled line(s) (17 bytes)" in caplog.records[0].getMessage()
 
 
 def test_appends_are_fsynced(tmp_path, monkeypatch):

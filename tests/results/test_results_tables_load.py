@@ -10,29 +10,46 @@ from hf_induction.hub.leaderboard import load_table
 from hf_induction.results import ResultsFolder
 
 
-def test_one_table_with_rows_loads_while_the_others_are_empty(tmp_path):
-    # `datasets` resolves every config of the card first; an empty table must not fail them.
+def declared(out) -> list[str]:
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard.load(out / "README.md").data.to_dict()
+    return [c["config_name"] for c in card.get("configs", [])]
+
+
+def test_one_table_with_rows_loads_and_the_empty_ones_are_not_declared(tmp_path):
+    # `datasets` cannot load a table of no rows ("corresponds to no data"): the card declares
+    # the tables that hold rows, and a table joins with its first row, from any process.
     out = tmp_path / f"results-{uuid.uuid4().hex[:8]}"
     folder = ResultsFolder(out)
-    folder.append_run("k1", {"n": 3, "success": True})
-    rows = datasets.load_dataset(str(out), "journal", split="train")
+    assert declared(out) == []
+    ResultsFolder(out, rank=1).append_run("k1", {"n": 3, "success": True})
+    assert declared(out) == ["journal"]
+    rows = datasets.load_dataset(str(out), "journal", split="train",
+                                 cache_dir=str(tmp_path / "cache"))
     assert rows.num_rows == 1 and rows[0]["n"] == 3
     for table in ("nstar", "kappa", "ood", "lengthgen", "heads", "patching"):
         assert load_table(out, table) == []
-        with pytest.raises(ValueError, match="no data"):
+        with pytest.raises(ValueError, match=f"'{table}' not found"):
             datasets.load_dataset(str(out), table, split="train")
+    folder.append_push("p1", "org/model", "s1")
+    assert declared(out) == ["journal", "pushes"]
 
 
 def test_the_card_is_the_libraries_and_nstar_is_the_default(tmp_path):
     from huggingface_hub import DatasetCard
 
     out = tmp_path / "results"
-    ResultsFolder(out)
+    folder = ResultsFolder(out)
+    folder.append_run("k1", {"n": 3, "success": True})
+    # The first table in the card's order is the default while N* has no row.
+    assert [c["config_name"] for c in DatasetCard.load(out / "README.md").data.to_dict()[
+        "configs"] if c.get("default")] == ["journal"]
+    folder.nstar.append({"key": "s1"})
     card = DatasetCard.load(out / "README.md")
     configs = card.data.to_dict()["configs"]
     assert [c["config_name"] for c in configs if c.get("default")] == ["nstar"]
-    assert {c["config_name"] for c in configs} == {"nstar", "kappa", "ood", "lengthgen",
-                                                   "journal", "pushes", "heads", "patching"}
+    assert {c["config_name"] for c in configs} == {"nstar", "journal"}
     assert "https://arxiv.org/abs/2602.18333" in card.text
     assert "https://arxiv.org/abs/2505.21785" in card.text
 
