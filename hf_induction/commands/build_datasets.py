@@ -23,6 +23,18 @@ from hf_induction.tasks import DATASETS, parse
 from hf_induction.templates import dataset_card_template
 
 
+def check_train_size(size: int, configs) -> None:
+    """ValueError, one line, if ``size`` training rows of a config (at most its pool) exceed
+    this machine's memory as the sampler draws them (`runner.memory.check_train_rows`)."""
+    from hf_induction.runner.memory import check_train_rows, machine_memory
+    from hf_induction.tasks import train_pool_size
+
+    memory = machine_memory("cpu")
+    for cell in configs:
+        check_train_rows("--train-size", size, train_pool_size(cell),
+                         cell.token_length(cell.max_len), memory, f"{cell.dataset}/{cell}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog(__name__), description=__doc__)
     p.add_argument("--dataset", required=True, choices=DATASETS, help="the task")
@@ -42,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         configs = [parse(args.dataset, name) for name in args.configs]
+        if args.train_size is not None:
+            check_train_size(args.train_size, configs)
     except ValueError as e:
         p.error(str(e))
     template = dataset_card_template(args.dataset)

@@ -399,10 +399,12 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     from ..training import TrainSettings
     from ..training.early import parse_early_failure
 
+    configs = {}
     try:
         for model in models:
             try:
-                config = build_config(model, cells[0].vocab, budget.model_preset)
+                config = configs[model] = build_config(model, cells[0].vocab,
+                                                       budget.model_preset)
                 # A pretrained model's tokenizer must carry every cell's tokens.
                 for cell in dict.fromkeys(j.cell for j in jobs if j.model == model):
                     token_map(model, cell, config)
@@ -450,6 +452,10 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                                                if getattr(args, k) is None})
             if own != train:
                 by_model[model] = (own, search_of(own))
+        check_memory(jobs, configs, {m: by_model.get(m, (train,))[0] for m in models},
+                     [("--n-max", args.n_max, None), ("--n-start", args.n_start, None),
+                      ("--ood", args.ood, ood_cells), ("--lengthgen", args.lengthgen,
+                                                       lengthgen_cells)])
     except ValueError as e:
         parser.error(str(e))
     return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
@@ -462,6 +468,40 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
                     checkpoints_of=args.push_checkpoints or "nstar",
                     report_to=tuple(args.report_to), logging_dir=args.logging_dir,
                     schedule=args.schedule, by_model=by_model)
+
+
+def check_memory(jobs, configs, settings, sizes) -> None:
+    """ValueError, one line, if a training step (``--batch-size``, the grid) or a training set
+    asks for more memory than this machine has, by the floors of `runner.memory`.
+
+    ``settings`` is {model: TrainSettings}; ``sizes`` lists (flag, rows, cells) for the training
+    sets given on the command line (cells None: every job's). A size left to its default is not
+    refused: the search reaches --n-max's default only where nothing smaller succeeds."""
+    from ..runner.memory import Step, check_batch, check_train_rows, machine_memory
+    from ..tasks import train_pool_size
+
+    memory = machine_memory(next(iter(settings.values())).device)
+    for model, train in settings.items():
+        config = configs[model]
+        stacked = train.grid_mode == "stacked" or (train.grid_mode == "auto"
+                                                   and train.device != "cpu")
+        half = train.dtype == "bfloat16" or train.mixed_precision == "bf16"
+        for cell in jobs_cells(j for j in jobs if j.model == model):
+            tokens = cell.token_length(cell.max_len)
+            where = f"{model} on {cell.dataset}/{cell}"
+            step = Step(tokens=tokens, hidden=getattr(config, "hidden_size", 0) or 0,
+                        layers=getattr(config, "num_hidden_layers", 0) or 0,
+                        vocab=config.vocab_size, value_bytes=2 if half else 4,
+                        runs=len(train.grid) if stacked else 1)
+            check_batch(train.batch_size, step, memory, where)
+            for flag, size, cells in sizes:
+                if size and (cells is None or cell in cells):
+                    check_train_rows(flag, size, train_pool_size(cell), tokens, memory, where)
+
+
+def jobs_cells(jobs) -> list:
+    """The cells of ``jobs``, once each, in order."""
+    return list(dict.fromkeys(j.cell for j in jobs))
 
 
 class Terminated(KeyboardInterrupt):

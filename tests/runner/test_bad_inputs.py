@@ -116,3 +116,81 @@ def test_a_sweep_length_is_a_yaml_integer(length, tmp_path):
                     f"    lengths: [{length}]\n    models: [dense_ssm]\n")
     one_line_refusal(run_command(["nstar", "--sweep", str(path), "--out",
                                   str(tmp_path / "out")]), "lengths: expected integers")
+
+
+# -- every size bounded before compute --------------------------------------------------
+
+def campaign(argv, tmp_path):
+    """The campaign nstar would run (nothing trained, nothing written), or SystemExit."""
+    from hf_induction.commands.nstar import build_parser, campaign_from_args, parse_args
+
+    parser = build_parser()
+    return campaign_from_args(parse_args(parser, [*argv, "--out", str(tmp_path / "out")]),
+                              parser)
+
+
+def refused(argv, tmp_path, capsys, *expected: str) -> str:
+    with pytest.raises(SystemExit) as e:
+        campaign(argv, tmp_path)
+    err = capsys.readouterr().err.strip()
+    assert e.value.code == 2 and len(err.splitlines()) == 1, err
+    for text in expected:
+        assert text in err, err
+    assert not (tmp_path / "out").exists()
+    return err
+
+
+def test_a_batch_no_machine_holds_is_refused_before_any_compute(tmp_path, capsys):
+    # The issue's command: it ran 34 s, then died in an 8 GB allocation.
+    refused(["--dataset", "modadd", "--config", "acot_L3_m2", "--model", "dense_ssm",
+             "--batch-size", "1000000000"], tmp_path, capsys,
+            "--batch-size 1000000000 exceeds", "dense_ssm on modadd/acot_L3_m2",
+            "a training step keeps at least", "of RAM")
+
+
+@pytest.mark.parametrize("gib", ["0.5", "2"])
+def test_the_batch_bound_is_the_one_the_message_names(gib, tmp_path, capsys, monkeypatch):
+    # The machine's memory set by hand: the largest batch named is accepted, one more is not,
+    # and a stacked grid of 4 runs divides it by 4.
+    import re
+
+    monkeypatch.setenv("HF_INDUCTION_MEMORY_GIB", gib)
+    cell = ["--dataset", "modadd", "--config", "acot_L20", "--model", "lstm",
+            "--lrs", "0.01,0.02", "--seeds", "1,2"]
+    err = refused([*cell, "--batch-size", "100000000"], tmp_path, capsys, f"{float(gib):.1f} GiB")
+    bound = int(re.search(r"exceeds (\d+) for", err)[1])
+    assert campaign([*cell, "--batch-size", str(bound)], tmp_path).train.batch_size == bound
+    refused([*cell, "--batch-size", str(bound + 1)], tmp_path, capsys, f"exceeds {bound} ")
+    stacked = refused([*cell, "--batch-size", str(bound), "--grid-mode", "stacked"], tmp_path,
+                      capsys, "x 4 stacked runs")
+    assert int(re.search(r"exceeds (\d+) for", stacked)[1]) == bound // 4
+
+
+@pytest.mark.parametrize("flag", [["--n-max", "1000000000"], ["--n-start", "1000000000"],
+                                  ["--ood", "1000000000"], ["--lengthgen", "1000000000"]],
+                         ids=lambda flag: flag[0])
+def test_a_training_set_no_machine_holds_is_refused(flag, tmp_path, capsys):
+    # Z_5 at length 40 has 9e27 words: the pool does not cap a billion rows.
+    refused(["--dataset", "modadd", "--config", "acot_L40", *flag], tmp_path, capsys,
+            f"{flag[0]} 1000000000 exceeds", "training rows of 42 tokens")
+
+
+def test_a_training_set_the_pool_caps_is_not_refused(tmp_path):
+    # acot_L3_m2 has 8 words: a billion asked is the whole pool.
+    built = campaign(["--dataset", "modadd", "--config", "acot_L3_m2", "--n-max",
+                      "1000000000"], tmp_path)
+    assert built.search.n_max == 1000000000
+
+
+@pytest.mark.parametrize("value", ["lots", "0", "-1", "nan"])
+def test_a_bad_memory_override_is_one_line(value, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_INDUCTION_MEMORY_GIB", value)
+    refused(CELL, tmp_path, capsys, "HF_INDUCTION_MEMORY_GIB", "expected a number of GiB")
+
+
+def test_build_datasets_refuses_a_train_size_no_machine_holds(tmp_path):
+    out = tmp_path / "hub"
+    result = run_command(["build-datasets", "--dataset", "modadd", "--configs", "acot_L40",
+                          "--train-size", "1000000000", "--out", str(out)])
+    one_line_refusal(result, "--train-size 1000000000 exceeds", "modadd/acot_L40")
+    assert not out.exists()

@@ -1,0 +1,130 @@
+"""The memory a campaign's sizes ask of this machine, counted before anything is drawn or
+trained, so that a batch or a training set no machine here could hold is one line at the
+command line, not an allocation traceback or the kernel's out-of-memory killer minutes later
+(which, on a shared machine, may end someone else's process).
+
+Each count is a floor, coarse by design: it refuses only what surely cannot fit, never a size
+that would have run.
+
+- A training step keeps, for the backward pass, at least ``SAVED_VALUES`` values per token,
+  layer and hidden unit (measured on the registered models' forward at both presets: 3.8 for
+  the Dense-SSM, 19 to 27 for GPT-2's family and the LSTM, 42 to 155 for the DeltaNets, Mamba,
+  xLSTM and the hybrid), and the logits with their gradient (2 values per token and
+  vocabulary entry): ``batch x tokens x (SAVED_VALUES x hidden x layers + 2 x vocab) x bytes``,
+  ``bytes`` 2 under bfloat16 and 4 otherwise, ``tokens`` the cell's longest training row.
+  When the grid is stacked (``--grid-mode stacked``, or auto on an accelerator) every run of it
+  is in one step: times the runs.
+- A training set of N rows holds ``min(N, the cell's pool)`` rows of the longest training
+  row's tokens at `limits.BYTES_PER_TOKEN` bytes a token, as the sampler draws them.
+
+The memory they are held to: the accelerator's, or on the CPU the machine's RAM (or the
+container's limit, if lower) shared by the launch's processes on this machine
+(``LOCAL_WORLD_SIZE``). ``HF_INDUCTION_MEMORY_GIB`` sets it by hand.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..tasks.limits import BYTES_PER_TOKEN
+
+SAVED_VALUES = 4
+LOGIT_VALUES = 2
+MEMORY_ENV = "HF_INDUCTION_MEMORY_GIB"
+_CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What the sizes are held to: ``size`` bytes, and ``what`` they are, for the message."""
+
+    size: int
+    what: str
+
+
+def gib(size: float) -> str:
+    return f"{size / (1 << 30):,.1f} GiB"
+
+
+def _ram() -> int:
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in _CGROUP_LIMITS:
+        try:
+            limit = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if limit.isdigit():
+            ram = min(ram, int(limit))
+    return ram
+
+
+def machine_memory(device: str) -> Memory:
+    """The memory a process of this launch may count on, on ``device`` ("cpu", "cuda:1")."""
+    override = os.environ.get(MEMORY_ENV)
+    if override is not None:
+        try:
+            size = float(override)
+        except ValueError:
+            raise ValueError(f"{MEMORY_ENV}={override!r}: expected a number of GiB") from None
+        if not size > 0:
+            raise ValueError(f"{MEMORY_ENV}={override!r}: expected a number of GiB > 0")
+        return Memory(int(size * (1 << 30)), f"{gib(size * (1 << 30))} ({MEMORY_ENV})")
+    if device.startswith("cuda"):
+        import torch
+
+        index = int(device.partition(":")[2] or torch.cuda.current_device())
+        size = torch.cuda.get_device_properties(index).total_memory
+        return Memory(size, f"{device}'s {gib(size)} ({MEMORY_ENV} overrides)")
+    processes = max(1, int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
+    size = _ram() // processes
+    share = f", a share of {processes} processes" if processes > 1 else ""
+    return Memory(size, f"{gib(size)} of RAM{share} ({MEMORY_ENV} overrides)")
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one training step's floor grows with, for one model on one cell."""
+
+    tokens: int
+    hidden: int
+    layers: int
+    vocab: int
+    value_bytes: int
+    runs: int
+
+    @property
+    def row_bytes(self) -> int:
+        values = SAVED_VALUES * self.hidden * self.layers + LOGIT_VALUES * self.vocab
+        return self.tokens * values * self.value_bytes * self.runs
+
+    def why(self) -> str:
+        stacked = f", x {self.runs} stacked runs" if self.runs > 1 else ""
+        return (f"{self.tokens} tokens a row x ({SAVED_VALUES} x {self.hidden} hidden x "
+                f"{self.layers} layers + {LOGIT_VALUES} x {self.vocab} logits) x "
+                f"{self.value_bytes} bytes{stacked}")
+
+
+def check_batch(batch: int, step: Step, memory: Memory, where: str) -> None:
+    """ValueError, one line naming --batch-size, its bound and why, if ``batch`` rows' step
+    floor exceeds ``memory``."""
+    bound = memory.size // step.row_bytes
+    if batch > bound:
+        raise ValueError(
+            f"--batch-size {batch} exceeds {bound} for {where}: a training step keeps at least "
+            f"{gib(batch * step.row_bytes)} ({step.why()}), more than {memory.what}")
+
+
+def check_train_rows(flag: str, rows: int, pool: int, tokens: int, memory: Memory,
+                     where: str) -> None:
+    """ValueError, one line naming ``flag``, its bound and why, if a training set of ``rows``
+    rows (at most the cell's ``pool``) of ``tokens`` tokens exceeds ``memory``."""
+    held = min(rows, pool)
+    row_bytes = tokens * BYTES_PER_TOKEN
+    bound = memory.size // row_bytes
+    if held > bound:
+        raise ValueError(
+            f"{flag} {rows} exceeds {bound} for {where}: {held} training rows of {tokens} tokens "
+            f"at {BYTES_PER_TOKEN} bytes a token as drawn take {gib(held * row_bytes)}, more "
+            f"than {memory.what}")
