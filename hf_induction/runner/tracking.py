@@ -7,17 +7,23 @@ with that run's ``steps`` and ``success`` once it ends; each probe logs ``probe/
 ``probe/best_val_loss`` and ``probe/steps`` at step N. The run's config holds the job's keys
 and the protocol.
 
+wandb keeps one step counter per run and drops a row logged at a lower step than the last,
+while every training run's curve starts again at its first evaluation and probes log at N:
+there each curve, and the probes, log their own x axis (``{curve}/step``, ``probe/n``),
+declared with ``define_metric``. wandb runs offline unless ``WANDB_MODE`` says otherwise (no
+login, no network; ``wandb sync`` uploads a run later), its files under the logging dir.
+
 Searches run on every process, so each process logs its own jobs: Accelerate's
 ``Accelerator.log`` would keep the main process's only.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-REPORT_TO = ("none", "tensorboard", "trackio", "wandb")
 # The package each tracker needs (pip install NAME).
 PACKAGES = {"tensorboard": "tensorboard", "trackio": "trackio", "wandb": "wandb"}
 
@@ -30,6 +36,20 @@ def check_available(report_to) -> None:
         if name in PACKAGES and importlib.util.find_spec(PACKAGES[name]) is None:
             raise ValueError(f"--report-to {name} needs the {PACKAGES[name]} package: "
                              f"pip install {PACKAGES[name]}")
+    if "wandb" in report_to and "WANDB_MODE" in os.environ:
+        _check_wandb_mode(os.environ["WANDB_MODE"])
+
+
+def _check_wandb_mode(mode: str) -> None:
+    """wandb refuses a mode it does not know only when the run starts, with a traceback."""
+    import typing
+
+    import wandb
+
+    allowed = typing.get_args(wandb.Settings.model_fields["mode"].annotation)
+    if mode not in allowed:
+        raise ValueError(f"WANDB_MODE={mode!r} is not a wandb mode; allowed: "
+                         f"{', '.join(allowed)} (unset: offline)")
 
 
 def curve_prefix(n: int, lr: float, seed: int) -> str:
@@ -56,9 +76,10 @@ class JobTracker:
     def __init__(self, trackers: list) -> None:
         self.trackers = trackers
 
-    def log(self, values: dict[str, float], step: int) -> None:
+    def log(self, values: dict[str, float], step: int, axis: str = "step") -> None:
+        """Log ``values`` at ``step``, which counts ``axis`` (training steps, or N)."""
         for tracker in self.trackers:
-            tracker.log(values, step=step)
+            tracker.log(values, step, axis)
 
     def on_eval(self, n: int, lr: float, seed: int, step: int, val_loss: float,
                 train_loss: float) -> None:
@@ -73,19 +94,69 @@ class JobTracker:
 
     def on_probe(self, n: int, success: bool, best_val_loss: float, steps: int) -> None:
         self.log({"probe/success": int(success), "probe/best_val_loss": float(best_val_loss),
-                  "probe/steps": int(steps)}, n)
+                  "probe/steps": int(steps)}, n, axis="n")
 
     def finish(self) -> None:
         for tracker in self.trackers:
             tracker.finish()
 
 
+class SharedAxis:
+    """An Accelerate tracker that takes any step for any key (TensorBoard, trackio)."""
+
+    def __init__(self, tracker) -> None:
+        self.tracker = tracker
+
+    def log(self, values: dict[str, float], step: int, axis: str) -> None:
+        self.tracker.log(values, step=step)
+
+    def finish(self) -> None:
+        self.tracker.finish()
+
+
+class OwnAxes(SharedAxis):
+    """A wandb tracker whose curves each count their own x axis (see the module docstring):
+    a row holds its values and ``{group}/{axis}``, where the group is the keys' prefix up to
+    the last "/", and is logged at wandb's own next step."""
+
+    def __init__(self, tracker) -> None:
+        super().__init__(tracker)
+        self.declared: set[str] = set()
+
+    def log(self, values: dict[str, float], step: int, axis: str) -> None:
+        groups = {key.rpartition("/")[0] for key in values}
+        for group in sorted(groups - self.declared):
+            # define_metric reads "." as nesting (lr0.03 would name a metric "03-seed10"
+            # under "lr0"): escaped, the names are the logged keys.
+            name = group.replace(".", "\\.")
+            self.tracker.run.define_metric(f"{name}/*", step_metric=f"{name}/{axis}")
+            self.declared.add(group)
+        self.tracker.log({**values, **{f"{group}/{axis}": step for group in groups}})
+
+
+def _wandb(cls, project: str, run_name: str, logging_dir: Path):
+    # Offline unless the user chose a mode: no login prompt, nothing sent.
+    mode = {} if os.environ.get("WANDB_MODE") else {"mode": "offline"}
+    logging_dir.mkdir(parents=True, exist_ok=True)
+    return cls(project, name=run_name, dir=str(logging_dir), **mode)
+
+
+# How each tracker is made from its Accelerate class (the project, the job's run name and the
+# logging dir), and how it logs. trackio and wandb take the project as Accelerate's run name.
+KINDS = {
+    "tensorboard": (lambda cls, project, run, logging_dir: cls(run, logging_dir), SharedAxis),
+    "trackio": (lambda cls, project, run, logging_dir: cls(project, name=run), SharedAxis),
+    "wandb": (_wandb, OwnAxes),
+}
+REPORT_TO = ("none", *KINDS)
+
+
 class Trackers:
     """Makes a `JobTracker` per search job for the names in ``report_to`` ("none": nothing).
 
-    ``logging_dir`` is where TensorBoard writes; trackio writes to its own store
-    (``TRACKIO_DIR``) under the project ``project``, wandb to its own (``WANDB_DIR``, offline
-    with ``WANDB_MODE=offline``).
+    ``logging_dir`` is where TensorBoard and wandb write (wandb under ``wandb/`` there);
+    trackio writes to its own store (``TRACKIO_DIR``). trackio and wandb file the runs under
+    the project ``project``.
     """
 
     def __init__(self, report_to: tuple[str, ...], logging_dir: Path, project: str,
@@ -107,15 +178,11 @@ class Trackers:
 
         trackers = []
         for name in self.names:
-            cls = LOGGER_TYPE_TO_CLASS[name]
-            if name == "tensorboard":
-                tracker = cls(run_name, self.logging_dir)
-            else:
-                # trackio and wandb take the project as Accelerate's run name, the run as name.
-                tracker = cls(self.project, name=run_name)
+            make, logs = KINDS[name]
+            tracker = make(LOGGER_TYPE_TO_CLASS[name], self.project, run_name, self.logging_dir)
             # Every process logs its own jobs (see the module docstring).
             tracker.main_process_only = False
             tracker.start()
             tracker.store_init_configuration(_flat_config({**self.config, **job_config}))
-            trackers.append(tracker)
+            trackers.append(logs(tracker))
         return JobTracker(trackers)
