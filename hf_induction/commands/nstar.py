@@ -253,8 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"experiment trackers, through Accelerate: {', '.join(REPORT_TO)}; each "
                    "search is one tracker run, every training run one validation curve")
     r.add_argument("--logging-dir", type=Path, default=None,
-                   help="where TensorBoard writes (default: OUT/runs; trackio and wandb use "
-                   "their own stores)")
+                   help="where TensorBoard and wandb write (default: OUT/runs; trackio uses "
+                   "its own store)")
     r.add_argument("--push-to-hub", metavar="ORG/REPO", type=repo_id,
                    help="upload the results folder to this Hub dataset repo when done "
                    "(default: no upload)")
