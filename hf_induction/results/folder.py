@@ -115,12 +115,16 @@ class ResultsFolder:
         # Any process may add a table it gave a first row: the card is read and written
         # under one lock, so of two processes the later one sees both tables.
         with FileLock(str(self.path / ".locks" / "card.lock")):
-            campaign = self.read_campaign()
-            text = render_card(self.path.resolve().name, campaign["description"],
-                               self.read_protocol(), campaign["commands"],
-                               tables=[t.name for t in self.tables if t.has_rows()])
+            text = self.card_text()
             if not card.exists() or card.read_text(encoding="utf-8") != text:
                 atomic_write_text(card, text)
+
+    def card_text(self) -> str:
+        """The README.md that the folder's campaign, protocol and tables with rows give."""
+        campaign = self.read_campaign()
+        return render_card(self.path.resolve().name, campaign["description"],
+                           self.read_protocol(), campaign["commands"],
+                           tables=[t.name for t in self.tables if t.has_rows()])
 
     def _read_object(self, path: Path, what: str) -> dict[str, Any] | None:
         if not path.exists():

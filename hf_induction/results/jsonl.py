@@ -45,6 +45,27 @@ def append_line(path: Path, line: str) -> None:
         os.fsync(f.fileno())
 
 
+def _damage(data: bytes) -> tuple[list[bytes], list[str]]:
+    """(the whole JSON-object lines, what else the file holds in words: a partial last line,
+    garbled lines, each with its size)."""
+    lines = data.split(b"\n")
+    tail = lines.pop()
+    keep = [raw for raw in lines if raw.strip() and _is_object(raw)]
+    garbled = [raw for raw in lines if raw.strip() and not _is_object(raw)]
+    what = [*([f"a partial last line ({len(tail)} bytes)"] if tail.strip() else []),
+            *([f"{len(garbled)} garbled line(s) ({sum(len(r) + 1 for r in garbled)} bytes)"]
+              if garbled else [])]
+    return keep, what
+
+
+def damage(path: Path) -> str | None:
+    """What `repair` would drop from the file, in words (None where it is whole); reads only."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    _, what = _damage(path.read_bytes())
+    return " and ".join(what) or None
+
+
 def repair(path: Path) -> str | None:
     """Drop what a reader would skip: a partial last line (a killed writer) and any line that
     is not a JSON object (a garbled one), so the file reads clean and the runs those lines
@@ -56,14 +77,7 @@ def repair(path: Path) -> str | None:
     """
     if not path.exists() or path.stat().st_size == 0:
         return None
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    tail = lines.pop()
-    keep = [raw for raw in lines if raw.strip() and _is_object(raw)]
-    garbled = [raw for raw in lines if raw.strip() and not _is_object(raw)]
-    what = [*([f"a partial last line ({len(tail)} bytes)"] if tail.strip() else []),
-            *([f"{len(garbled)} garbled line(s) ({sum(len(r) + 1 for r in garbled)} bytes)"]
-              if garbled else [])]
+    keep, what = _damage(path.read_bytes())
     if not what:
         return None
     atomic_write_text(path, "".join(raw.decode("utf-8") + "\n" for raw in keep))

@@ -68,6 +68,8 @@ class RankedJsonl:
 
     def append(self, row: dict[str, Any]) -> None:
         with self.lock():
+            # A table's folder deleted while the process runs is made again, not a crash.
+            self.directory.mkdir(parents=True, exist_ok=True)
             if not self._repaired:
                 dropped = repair(self.own_file)
                 if dropped:
