@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leaderboard": ("leaderboard", "the kappa leaderboard of results folders or Hub datasets"),
     "space": ("space", "a leaderboard Space folder to upload, for results folders or Hub ids"),
     "estimate-grid": ("estimate_grid", "device hours of a sweep at the paper's sizes"),
+    "check": ("check", "verify a results folder without training (--repair mends it)"),
 }
 
 
