@@ -135,10 +135,15 @@ class OwnAxes(SharedAxis):
 
 
 def _wandb(cls, project: str, run_name: str, logging_dir: Path):
+    import wandb
+
     # Offline unless the user chose a mode: no login prompt, nothing sent.
     mode = {} if os.environ.get("WANDB_MODE") else {"mode": "offline"}
     logging_dir.mkdir(parents=True, exist_ok=True)
-    return cls(project, name=run_name, dir=str(logging_dir), **mode)
+    # The logging dir is part of the results folder, which is pushed as it is: no link to a
+    # folder ("latest-run", the run again) in it.
+    return cls(project, name=run_name, dir=str(logging_dir),
+               settings=wandb.Settings(symlink=False), **mode)
 
 
 # How each tracker is made from its Accelerate class (the project, the job's run name and the

@@ -104,6 +104,9 @@ def test_wandb_logs_every_runs_curve_offline_under_the_logging_dir(tracked):
     pytest.importorskip("wandb")
     out, _, journal = tracked
     (run_dir,) = (out / "runs" / "wandb").glob("offline-run-*")
+    # The results folder is pushed as it is: no link to a folder (wandb's "latest-run"),
+    # which would push the run twice.
+    assert not [p for p in (out / "runs").rglob("*") if p.is_symlink() and p.is_dir()]
     (log,) = run_dir.glob("run-*.wandb")
     records = {}
     for record in wandb_records(log):
