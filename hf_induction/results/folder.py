@@ -75,6 +75,8 @@ class ResultsFolder:
             # later append happened to mend it: every command that writes here mends it first.
             for dropped in self.repair():
                 logger.warning(dropped)
+            for upgraded in self.upgrade():
+                logger.warning(upgraded)
             self._write_card()
 
     @property
@@ -108,6 +110,16 @@ class ResultsFolder:
     def repair(self) -> list[str]:
         """Drop every table's torn and garbled lines; one line per file mended."""
         return [said for table in self.tables for said in table.repair()]
+
+    def upgrade(self) -> list[str]:
+        """Rewrite the N* rows an older version wrote with a boolean ``converged`` in place of
+        ``search_end`` (`NstarRow.from_dict` reads both), so that every line of the table has
+        one schema, the card's, and ``load_dataset`` reads it; one line per file rewritten."""
+        def current(row: dict[str, Any]) -> dict[str, Any]:
+            return NstarRow.from_dict(row).to_dict() if "converged" in row else row
+
+        return [f"{path}: N* rows rewritten with search_end (how the search ended, in words) in "
+                "place of converged" for path in self.nstar.rewrite(current)]
 
     def _write_card(self) -> None:
         card = self.path / "README.md"

@@ -11,7 +11,7 @@ from typing import Any
 
 from filelock import FileLock
 
-from .jsonl import append_line, read_jsonl, repair, to_json
+from .jsonl import append_line, atomic_write_text, read_jsonl, repair, to_json
 
 _RANK_FILE = re.compile(r"rank(\d+)\.jsonl")
 logger = logging.getLogger(__name__)
@@ -82,6 +82,23 @@ class RankedJsonl:
             self._appended = True
             if self.on_first_row is not None:
                 self.on_first_row()
+
+    def rewrite(self, row_of: Callable[[dict[str, Any]], dict[str, Any]]) -> list[Path]:
+        """Rewrite every rank's file with ``row_of`` applied to each row, each file under its
+        writer's lock and atomically, only where a row changes; the files rewritten."""
+        rewritten = []
+        self.lock_file.parent.mkdir(exist_ok=True)
+        for path in self.files():
+            rank = _RANK_FILE.fullmatch(path.name).group(1)
+            with FileLock(str(self.lock_file.with_name(f"{self.name}-rank{rank}.lock"))):
+                rows = read_jsonl(path)
+                new = [row_of(row) for row in rows]
+                if new != rows:
+                    atomic_write_text(path, "".join(to_json(row) + "\n" for row in new))
+                    rewritten.append(path)
+        if rewritten:
+            self._index, self._offsets = None, {}
+        return rewritten
 
     def repair(self) -> list[str]:
         """Drop the torn and garbled lines of every rank's file, each under its writer's lock;

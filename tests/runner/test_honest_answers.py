@@ -99,3 +99,26 @@ def test_a_kappa_bound_is_spelled_alike_in_every_column():
     assert number(low) == "1,262"
     assert kappa_text(None, low, None) == "≥ 1,262 (lower bound)"
     assert kappa_bounds_text(low, None) == "[1,262, ∞]"
+
+
+def test_a_folder_of_converged_rows_is_rewritten_when_opened_for_writing(tmp_path, caplog):
+    import shutil
+    from pathlib import Path
+
+    import datasets
+
+    source = Path(__file__).resolve().parents[2] / "results" / "lengthgen"
+    folder = tmp_path / "older"
+    shutil.copytree(source, folder)
+    for path in (folder / "nstar").glob("rank*.jsonl"):
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        for row in rows:
+            row["converged"] = row.pop("search_end") != "probe limit reached"
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with caplog.at_level("WARNING"):
+        opened = ResultsFolder(folder)
+    assert "in place of converged" in caplog.text
+    assert all("converged" not in r and r["search_end"] for r in opened.nstar.read())
+    table = datasets.load_dataset(str(folder), "nstar", split="train",
+                                  cache_dir=str(tmp_path / "cache"))
+    assert "search_end" in table.column_names and "converged" not in table.column_names
