@@ -14,6 +14,7 @@ import sys
 from hf_induction.commands.parsing import (
     Parser,
     nonnegative_int,
+    once,
     output_folder,
     prog,
     repo_id,
@@ -54,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         configs = [parse(args.dataset, name) for name in args.configs]
+        once("--configs", args.configs, configs)
+        once("--splits", args.splits or ())
         if args.train_size is not None:
             check_train_size(args.train_size, configs)
     except ValueError as e:

@@ -22,11 +22,13 @@ from .parsing import (
     Parser,
     ascii_only,
     ascii_word,
+    distinct,
     first_line,
     int_in,
     ints_in,
     nonnegative_float,
     nonnegative_int,
+    once,
     output_folder,
     positive_finite,
     prog,
@@ -84,7 +86,7 @@ def _norm_or_off(text: str) -> float | str:
 # Bounds of the numeric flags, each from what can be held: a row count a split can hold
 # (`rows`), an int64 column of the results tables, a search that never probes one N twice.
 steps = int_in(1, MAX_INT64, INT64)
-seeds = ints_in(0, MAX_INT64, INT64)
+seeds = distinct(ints_in(0, MAX_INT64, INT64))
 
 
 def _length_range(text: str):
@@ -185,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"examples per step {_preset_default('batch_size')}")
     g.add_argument("--epsilon", type=positive_finite,
                    help=f"a run succeeds below this validation loss {_preset_default('epsilon')}")
-    g.add_argument("--lrs", type=_floats,
+    g.add_argument("--lrs", type=distinct(_floats),
                    help=f"comma-separated learning rates {_preset_default('lrs')}")
     g.add_argument("--seeds", type=seeds, help=f"comma-separated seeds {_preset_default('seeds')}")
     g.add_argument("--early-failure", metavar="off|forecast|forecast-v1|STEPS", default=None,
@@ -252,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="TRACKER",
                    help=f"experiment trackers, through Accelerate: {', '.join(REPORT_TO)}; each "
                    "search is one tracker run, every training run one validation curve")
-    r.add_argument("--logging-dir", type=Path, default=None,
+    r.add_argument("--logging-dir", type=output_folder, default=None,
                    help="where TensorBoard and wandb write (default: OUT/runs; trackio uses "
                    "its own store)")
     r.add_argument("--push-to-hub", metavar="ORG/REPO", type=repo_id,
@@ -351,6 +353,8 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             jobs, cells = sweep.jobs, list(dict.fromkeys(j.cell for j in sweep.jobs))
         else:
             cells = [parse(args.dataset, name) for name in args.config]
+            once("--config", args.config, cells)
+            once("--model", args.model)
             jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed,
                              search=not args.no_search)
             sweep = None
@@ -436,10 +440,13 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             eval_batch_size=budget.eval_batch_size,
         )
         def search_of(settings: TrainSettings) -> SearchSettings:
+            n_max = settings.max_steps * settings.batch_size if args.n_max is None else args.n_max
+            if args.search == "refined" and pick("n_start") > n_max:
+                given = "" if args.n_max is not None else " (max steps x batch size)"
+                raise ValueError(f"--n-start {pick('n_start')} exceeds --n-max {n_max}{given}: "
+                                 "the refined search starts at or below the largest N probed")
             return SearchSettings(
-                mode=args.search, max_search_steps=args.max_search_steps,
-                n_max=(settings.max_steps * settings.batch_size if args.n_max is None
-                       else args.n_max),
+                mode=args.search, max_search_steps=args.max_search_steps, n_max=n_max,
                 n_start=pick("n_start"), rtol=args.rtol)
 
         search = search_of(train)

@@ -162,6 +162,33 @@ def ints_in(low: int, high: int, why: str):
     return check
 
 
+def distinct(parse):
+    """An argparse type: ``parse``'s comma-separated values, refused if one comes twice (each
+    value of a grid is one run; a repeat is a typing slip, not a second run)."""
+    def check(text: str) -> tuple:
+        values = parse(text)
+        twice = list(dict.fromkeys(v for v in values if values.count(v) > 1))
+        if twice:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} gives {', '.join(f'{v:g}' for v in twice)} more than once")
+        return values
+
+    check.__name__ = parse.__name__
+    return check
+
+
+def once(flag: str, names, keys=None) -> None:
+    """ValueError, one line, if two of ``names`` (or, when given, their ``keys``: the cells
+    they parse to) are the same: ``acot_L5`` and ``acot_L5_m5`` name one cell."""
+    keys = list(names) if keys is None else list(keys)
+    for i, key in enumerate(keys):
+        if key in keys[:i]:
+            first = list(names)[keys.index(key)]
+            again = list(names)[i]
+            same = "twice" if first == again else f"twice ({first} and {again} are one)"
+            raise ValueError(f"{flag} names {again} {same}; give each once")
+
+
 INT64 = "the results tables hold int64"
 nonnegative_int = int_in(0, MAX_INT64, INT64)
 # A size asked of a split (rows to train on, a batch): 0 is no size.
@@ -193,6 +220,9 @@ def output_folder(text: str) -> Path:
     folder that cannot be created or written is one line before anything is computed (a
     permission bit says nothing of /proc or a read-only mount), and a later usage error leaves
     nothing behind."""
+    if not str(text).strip():
+        # Path("") is the current folder: a results folder written where the command was run.
+        raise argparse.ArgumentTypeError("expected a folder, got an empty name")
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
@@ -209,7 +239,7 @@ def output_folder(text: str) -> Path:
             break
     where = f" ({error.filename})" if error.filename and error.filename != str(path) else ""
     raise argparse.ArgumentTypeError(
-        f"{path} cannot be created and written: {error.strerror or first_line(error)}{where}")
+        f"{path}: cannot write there ({error.strerror or first_line(error)}{where})")
 
 
 def _write_probe(path: Path) -> None:

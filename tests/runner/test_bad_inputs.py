@@ -48,13 +48,13 @@ def test_an_out_folder_that_cannot_be_created_is_one_line_before_anything_runs(c
                                                                                tmp_path):
     out = executable_file(tmp_path) / "results"
     result = run_command([command, *OUT_COMMANDS[command], "--out", str(out)])
-    one_line_refusal(result, "--out", str(out), "cannot be created and written")
+    one_line_refusal(result, "--out", f"{out}: cannot write there")
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc on this system")
 def test_out_under_proc_is_refused_before_the_plan(tmp_path):
     result = run_command(["nstar", *CELL, "--out", "/proc/hf-induction-results"])
-    one_line_refusal(result, "/proc/hf-induction-results cannot be created and written")
+    one_line_refusal(result, "/proc/hf-induction-results: cannot write there")
 
 
 def test_the_folder_check_leaves_nothing_behind_after_a_later_usage_error(tmp_path):
@@ -166,7 +166,8 @@ def test_the_batch_bound_is_the_one_the_message_names(gib, tmp_path, capsys, mon
     assert int(re.search(r"exceeds (\d+) for", stacked)[1]) == bound // 4
 
 
-@pytest.mark.parametrize("flag", [["--n-max", "1000000000"], ["--n-start", "1000000000"],
+@pytest.mark.parametrize("flag", [["--n-max", "1000000000"],
+                                  ["--n-start", "1000000000", "--max-steps", str(10 ** 12)],
                                   ["--ood", "1000000000"], ["--lengthgen", "1000000000"]],
                          ids=lambda flag: flag[0])
 def test_a_training_set_no_machine_holds_is_refused(flag, tmp_path, capsys):
@@ -194,3 +195,41 @@ def test_build_datasets_refuses_a_train_size_no_machine_holds(tmp_path):
                           "--train-size", "1000000000", "--out", str(out)])
     one_line_refusal(result, "--train-size 1000000000 exceeds", "modadd/acot_L40")
     assert not out.exists()
+
+
+# -- other bad input: each was accepted (and run, or written somewhere unasked) before -------
+
+@pytest.mark.parametrize("flags,expected", [
+    (["--seeds", "10,10"], "argument --seeds: '10,10' gives 10 more than once"),
+    (["--lrs", "1e-3,0.001"], "argument --lrs: '1e-3,0.001' gives 0.001 more than once"),
+    (["--model", "dense_ssm", "dense_ssm"], "--model names dense_ssm twice"),
+    (["--n-start", "100", "--n-max", "10"], "--n-start 100 exceeds --n-max 10"),
+    (["--out", ""], "argument --out: expected a folder, got an empty name"),
+    (["--logging-dir", "/proc/hf-induction-runs"], "argument --logging-dir: "),
+], ids=["seeds", "lrs", "model", "n-start", "empty-out", "logging-dir"])
+def test_other_bad_input_is_one_line(flags, expected, tmp_path, monkeypatch):
+    if "/proc" in " ".join(flags) and not Path("/proc/self").is_dir():
+        pytest.skip("no /proc on this system")
+    monkeypatch.chdir(tmp_path)
+    argv = ["nstar", *CELL, "--out", str(tmp_path / "out"), *flags]
+    one_line_refusal(run_command(argv), expected)
+    assert os.listdir(tmp_path) == []
+
+
+def test_one_cell_named_twice_is_refused(tmp_path):
+    # The default modulus spelled out is the same cell.
+    result = run_command(["nstar", "--dataset", "modadd", "--config", "acot_L4", "acot_L4_m5",
+                          "--out", str(tmp_path / "out")])
+    one_line_refusal(result, "--config names acot_L4_m5 twice (acot_L4 and acot_L4_m5 are one)")
+
+
+@pytest.mark.parametrize("flags,expected", [
+    (["--configs", "acot_L4_m3", "acot_L4_m3"], "--configs names acot_L4_m3 twice"),
+    (["--configs", "acot_L4_m3", "--splits", "train", "train"], "--splits names train twice"),
+    (["--configs", "acot_L4_m3", "--out", ""], "argument --out: expected a folder"),
+], ids=["configs", "splits", "empty-out"])
+def test_build_datasets_other_bad_input_is_one_line(flags, expected, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["build-datasets", "--dataset", "modadd", "--out", str(tmp_path / "hub"), *flags]
+    one_line_refusal(run_command(argv), expected)
+    assert os.listdir(tmp_path) == []
