@@ -1,30 +1,40 @@
 """The κ leaderboard: results (local folders and Hub dataset ids) -> sorted entries -> markdown.
 
 One entry per κ row (`hub.entries`): task × group × format × L × model, with N*_joint and
-Σ_n N*_n. The Space app and ``hf-induction leaderboard`` both build on ``leaderboard_entries``;
-over several sources, each table is one table with a column naming each row's source. The
-tables' columns and cells are `results.render`'s.
+Σ_n N*_n. ``BOARD_TABLES`` declares every table (κ, N*, out of distribution, length
+generalisation, attention heads) once: ``leaderboard.md`` writes each as a section and the
+Space shows each as a tab, with the same lines in the same order; over several sources, each
+table is one table with a column naming each row's source. The tables' columns and cells are
+`results.render`'s.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import json
 import tempfile
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..results import KappaRow, LengthGenRow, NstarRow, OodRow
+from ..results import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow
+from ..results.protocol import PROTOCOL_FILE, protocol_summary
 from ..results.render import (
+    BOARD_HEADS_COLUMNS,
     BOARD_KAPPA_COLUMNS,
     BOARD_NSTAR_COLUMNS,
     BOARD_OOD_COLUMNS,
     LENGTHGEN_TABLE_COLUMNS,
+    MISSING,
     SOURCE_COLUMN,
+    SPACE_CHECKPOINT_COLUMN,
+    SPACE_KAPPA_COLUMNS,
+    SPACE_PROTOCOL_COLUMN,
     board_nstar_lines,
     board_ood_lines,
+    heads_table_lines,
     lengthgen_table_lines,
     markdown_table,
 )
@@ -141,15 +151,45 @@ def load_leaderboard(source: str | Path, **kwargs: Any) -> list[Entry]:
     return leaderboard_entries(load_kappa(source, **kwargs))
 
 
+def load_protocol(source: str | Path) -> dict[str, Any]:
+    """``protocol.json`` of a results folder or dataset repo; {} where it has none."""
+    path = Path(source) / PROTOCOL_FILE
+    if not path.exists() and not Path(source).exists():
+        from huggingface_hub import hf_hub_download
+        from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
+
+        try:
+            path = Path(hf_hub_download(str(source), PROTOCOL_FILE, repo_type="dataset"))
+        except EntryNotFoundError:
+            return {}
+        except (HfHubHTTPError, *NETWORK_ERRORS) as e:
+            raise HubError(describe_read(e, str(source))) from None
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def checkpoint_repos(source: str | Path) -> dict[tuple[str, str, str], str]:
+    """(dataset, config, model) -> the model repo a search of that cell pushed, if any."""
+    pushed = {row["search"]: row["repo_id"] for row in load_table(source, "pushes")}
+    return {(row["dataset"], row["config"], row["model"]): pushed[row["key"]]
+            for row in load_table(source, "nstar") if row["key"] in pushed}
+
+
 @dataclass(frozen=True)
 class SourceResults:
-    """What the leaderboard shows of one results source (a folder or a Hub dataset id)."""
+    """What the leaderboard shows of one results source (a folder or a Hub dataset id), and
+    what its Space shows beside each κ row: the protocol, and the checkpoints pushed."""
 
     source: str
     entries: list[Entry]
     nstar: list[NstarRow]
     lengthgen: list[LengthGenRow]
     ood: Sequence[OodRow] = ()
+    heads: Sequence[HeadsRow] = ()
+    protocol: Mapping[str, Any] = field(default_factory=dict)
+    # (task, config, model) -> the model repo the search of that cell pushed.
+    pushed: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
+    # The source as a cell, where not `label`'s (the Space names its copies relative to it).
+    shown: str = ""
 
     @classmethod
     def load(cls, source: str | Path, **kwargs: Any) -> SourceResults:
@@ -161,36 +201,104 @@ class SourceResults:
             ResultsFolder.existing(source)
         return cls(str(source), load_leaderboard(source, **kwargs),
                    load_nstar(source, **kwargs), load_lengthgen(source, **kwargs),
-                   load_ood(source, **kwargs))
+                   load_ood(source, **kwargs),
+                   [HeadsRow.from_dict(row) for row in load_table(source, "heads", **kwargs)],
+                   load_protocol(source), checkpoint_repos(source))
 
     @property
     def label(self) -> str:
         """The source as a table cell: a local folder's path, a Hub id linked to its page."""
+        if self.shown:
+            return self.shown
         if Path(self.source).exists():
             return self.source
         return f"[{self.source}](https://huggingface.co/datasets/{self.source})"
 
 
-def _one_table(columns: Sequence[str],
-               parts: Sequence[tuple[SourceResults, list[tuple[tuple, dict[str, str]]]]],
-               ) -> tuple[tuple[str, ...], list[dict[str, str]]]:
-    """The lines of every source as one table, ordered by each line's sort key (then by
-    source); with more than one source, a last column names the source of each line."""
-    several = len(parts) > 1
-    keyed = sorted(((key, i, line) for i, (_, lines) in enumerate(parts) for key, line in lines),
-                   key=lambda t: (t[0], t[1]))
-    return ((*columns, SOURCE_COLUMN) if several else tuple(columns),
-            [{**line, SOURCE_COLUMN: parts[i][0].label} if several else line
-             for _, i, line in keyed])
+# A source's lines of one table, each with the key the merged table sorts by.
+KeyedLines = list[tuple[tuple, dict[str, str]]]
+
+
+def _kappa_lines(r: SourceResults) -> KeyedLines:
+    """κ lines, by the κ ranking; each also carries what the Space shows beside it."""
+    return [(sort_key(e), {
+        **line, SPACE_PROTOCOL_COLUMN: protocol_summary(r.protocol, e.model),
+        SPACE_CHECKPOINT_COLUMN: (f"[{repo}](https://huggingface.co/{repo})" if (
+            repo := r.pushed.get((e.task, e.config, e.model))) else MISSING)})
+        for e, line in zip(r.entries, kappa_table_lines(r.entries), strict=True)]
 
 
 def _by_search(line: Mapping[str, str]) -> tuple[str, str, str]:
     return line["task"], line["config"], line["model"]
 
 
+@dataclass(frozen=True)
+class BoardTable:
+    """One table of the board: a section of leaderboard.md and a tab of the Space, with the
+    same columns, lines and order in both."""
+
+    key: str  # the Space's names for it: tab "<key>-tab", table "<key>-table"
+    title: str
+    heading: str
+    about: str
+    columns: tuple[str, ...]
+    lines: Callable[[SourceResults], KeyedLines]
+    # What leaderboard.md says where the table has no row; None: the section is left out.
+    empty: str | None = None
+    # The Space's columns (each line carries them); the board's and the source by default.
+    space_columns: tuple[str, ...] = ()
+
+    def merged(self, results: Sequence[SourceResults], *, source_column: bool | None = None,
+               ) -> tuple[tuple[str, ...], list[dict[str, str]]]:
+        """The lines of every source as one table, ordered by each line's sort key (then by
+        source); a last column names each line's source where there are several sources (or
+        where ``source_column`` says so)."""
+        several = len(results) > 1 if source_column is None else source_column
+        keyed = sorted(((key, i, line) for i, r in enumerate(results)
+                        for key, line in self.lines(r)), key=lambda t: (t[0], t[1]))
+        return ((*self.columns, SOURCE_COLUMN) if several else self.columns,
+                [{**line, SOURCE_COLUMN: results[i].label} if several else line
+                 for _, i, line in keyed])
+
+    def space(self, results: Sequence[SourceResults]) -> tuple[tuple[str, ...], list[dict]]:
+        """The Space's tab: the board's lines, in the board's order, with their source."""
+        _, lines = self.merged(results, source_column=True)
+        return self.space_columns or (*self.columns, SOURCE_COLUMN), lines
+
+
+BOARD_TABLES: tuple[BoardTable, ...] = (
+    BoardTable("kappa", "κ", "κ per model × format × task", "", BOARD_KAPPA_COLUMNS, _kappa_lines,
+               empty="(no κ rows)", space_columns=SPACE_KAPPA_COLUMNS),
+    # The N* and length-generalisation lines come sorted by task, config and model.
+    BoardTable("nstar", "N*", "N* per search", "", BOARD_NSTAR_COLUMNS,
+               lambda r: [(_by_search(line), line) for line in board_nstar_lines(r.nstar)]),
+    BoardTable("ood", "Out of distribution", "Out of distribution",
+               "The best run at N, trained at length L and tested at 2L; accuracy normalised "
+               "so that chance is 0 and perfect is 1 (final state: the last state only). "
+               "Within a training cell, best first.",
+               BOARD_OOD_COLUMNS, lambda r: board_ood_lines(r.ood)),
+    BoardTable("lengthgen", "Length generalisation", "Length generalisation",
+               "The best run at N (its learning rate, seed and validation loss), scored on "
+               "the training lengths (validation) and on longer ones, each score beside what "
+               "guessing would score (chance); C-RASP[pos]: whether the task is expressible, "
+               "the second study's prediction of generalisation.",
+               LENGTHGEN_TABLE_COLUMNS,
+               lambda r: [(_by_search(line), line)
+                          for line in lengthgen_table_lines(r.lengthgen)]),
+    BoardTable("heads", "Attention heads", "Attention heads",
+               "Per checkpoint and prompt set, each score's top heads (layer.head) by mean "
+               "attention: on the token after the earlier occurrence of the current one "
+               "(induction), before it (anti-induction), on the previous token, and on the "
+               "occurrence itself (duplicate token).",
+               BOARD_HEADS_COLUMNS,
+               lambda r: [((line["checkpoint"], line["prompts"]), line)
+                          for line in heads_table_lines(r.heads)]),
+)
+
+
 def render_markdown(results: Sequence[SourceResults], figures: Sequence[str] = ()) -> str:
-    """``leaderboard.md``: the κ table, the N* table, the out-of-distribution table and the
-    length-generalisation table, each over every source (a column naming the source when
+    """``leaderboard.md``: each of `BOARD_TABLES` (κ, N*, out of distribution, length
+    generalisation, attention heads) over every source (a column naming the source when
     there are several), and the figures."""
     parts = [
         "# κ leaderboard",
@@ -203,35 +311,28 @@ def render_markdown(results: Sequence[SourceResults], figures: Sequence[str] = (
     ]
     if results:
         parts += ["", "Results: " + ", ".join(f"`{r.source}`" for r in results)]
-    kappa = _one_table(BOARD_KAPPA_COLUMNS, [
-        (r, list(zip(map(sort_key, r.entries), kappa_table_lines(r.entries), strict=True)))
-        for r in results])
-    parts += ["", "## κ per model × format × task", "",
-              markdown_table(*kappa, empty="(no κ rows)")]
-    # Both tables come sorted by task, config and model.
-    nstar = _one_table(BOARD_NSTAR_COLUMNS, [
-        (r, [(_by_search(line), line) for line in board_nstar_lines(r.nstar)]) for r in results])
-    if nstar[1]:
-        parts += ["", "## N* per search", "", markdown_table(*nstar)]
-    ood = _one_table(BOARD_OOD_COLUMNS, [(r, board_ood_lines(r.ood)) for r in results])
-    if ood[1]:
-        parts += ["", "## Out of distribution", "",
-                  "The best run at N, trained at length L and tested at 2L; accuracy normalised "
-                  "so that chance is 0 and perfect is 1 (final state: the last state only). "
-                  "Within a training cell, best first.", "", markdown_table(*ood)]
-    lengthgen = _one_table(LENGTHGEN_TABLE_COLUMNS, [
-        (r, [(_by_search(line), line) for line in lengthgen_table_lines(r.lengthgen)])
-        for r in results])
-    if lengthgen[1]:
-        parts += ["", "## Length generalisation", "",
-                  "The best run at N (its learning rate, seed and validation loss), scored on "
-                  "the training lengths (validation) and on longer ones, each score beside what "
-                  "guessing would score (chance); C-RASP[pos]: whether the task is expressible, "
-                  "the second study's prediction of generalisation.", "",
-                  markdown_table(*lengthgen)]
+    for table in BOARD_TABLES:
+        columns, lines = table.merged(results)
+        if lines or table.empty is not None:
+            parts += ["", f"## {table.heading}", ""]
+            parts += [table.about, ""] if table.about else []
+            parts.append(markdown_table(columns, lines, empty=table.empty))
     if figures:
         parts += ["", "## Figures", ""] + [f"![{Path(f).stem}]({Path(f).name})" for f in figures]
     return "\n".join(parts) + "\n"
+
+
+def board_figures(results: Sequence[SourceResults], out: str | Path) -> list[Path]:
+    """The board's figures over every source, written into ``out``: N* against length and
+    κ per task, and the out-of-distribution bars where a source has checks."""
+    from .plots import plot_ood_bars, write_figures
+
+    out = Path(out)
+    figures = write_figures([e for r in results for e in r.entries], out)
+    ood = [row for r in results for row in r.ood]
+    if ood:
+        figures.append(plot_ood_bars(ood, out / "ood_final_state.png"))
+    return figures
 
 
 def write_leaderboard(sources: str | Path | Sequence[str | Path | SourceResults],
@@ -239,8 +340,6 @@ def write_leaderboard(sources: str | Path | Sequence[str | Path | SourceResults]
     """Write ``out/leaderboard.md`` and the PNG figures over every source (results folders,
     Hub dataset ids, or what `SourceResults.load` read of them; or one folder or id);
     returns the files written. ``kwargs`` go to `load_table`."""
-    from .plots import plot_ood_bars, write_figures
-
     if isinstance(sources, (str, Path)):
         sources = [sources]
     if not sources:
@@ -249,10 +348,7 @@ def write_leaderboard(sources: str | Path | Sequence[str | Path | SourceResults]
                for s in sources]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    figures = write_figures([e for r in results for e in r.entries], out)
-    ood = [row for r in results for row in r.ood]
-    if ood:
-        figures.append(plot_ood_bars(ood, out / "ood_final_state.png"))
+    figures = board_figures(results, out)
     md = out / "leaderboard.md"
     md.write_text(render_markdown(results, [str(f) for f in figures]), encoding="utf-8")
     return [md, *figures]

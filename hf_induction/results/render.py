@@ -96,16 +96,17 @@ REPORT_PATCHING_COLUMNS: tuple[str, ...] = (
     "checkpoint", "prompts", "kind", "edges", "clean loss", "clean exact match",
     "heads by Δ loss (Δ exact match)", "plot",
 )
+# The board's heads table: the report's, less the link to heat maps the report draws.
+BOARD_HEADS_COLUMNS: tuple[str, ...] = REPORT_HEADS_COLUMNS[:-1]
 # Over several results sources, the last column of each board table names a row's source.
 SOURCE_COLUMN = "results"
-# The Space's table: the board's κ columns, the number "κ or bound" sorts by beside κ, then
-# each row's protocol, pushed checkpoint and source (the last two as links).
-SPACE_KAPPA_SORT_COLUMN = "κ or bound"
-SPACE_LINK_COLUMNS: tuple[str, ...] = ("checkpoint", SOURCE_COLUMN)
-SPACE_COLUMNS: tuple[str, ...] = (
-    *BOARD_KAPPA_COLUMNS[:BOARD_KAPPA_COLUMNS.index("κ") + 1], SPACE_KAPPA_SORT_COLUMN,
-    *BOARD_KAPPA_COLUMNS[BOARD_KAPPA_COLUMNS.index("κ") + 1:], "protocol",
-    *SPACE_LINK_COLUMNS,
+# The Space's κ tab: the board's κ columns, then each row's protocol, pushed checkpoint and
+# source (the last two as links); its other tabs are the board's tables with their source.
+SPACE_PROTOCOL_COLUMN = "protocol"
+SPACE_CHECKPOINT_COLUMN = "pushed checkpoint"
+SPACE_LINK_COLUMNS: tuple[str, ...] = (SPACE_CHECKPOINT_COLUMN, SOURCE_COLUMN)
+SPACE_KAPPA_COLUMNS: tuple[str, ...] = (
+    *BOARD_KAPPA_COLUMNS, SPACE_PROTOCOL_COLUMN, *SPACE_LINK_COLUMNS,
 )
 
 # A cell with nothing to show: no value, or no finite one.

@@ -56,7 +56,8 @@ def test_leaderboard_files_from_a_local_folder(tmp_path):
         "| (56, 112] | 448 |",
     ]
     # A search that never probed says so, in the words the command line prints.
-    assert "| modadd | cot_L3 | gpt2 | not probed | (0, ∞) | 1,000,000 | no |" in md
+    assert ("| modadd | cot_L3 | gpt2 | not probed | (0, ∞) | 1,000,000 | probe limit reached |"
+            in md)
     assert "![kappa_modadd_Z_5](kappa_modadd_Z_5.png)" in md
     # an empty results folder (its protocol recorded, no search yet) gives an empty
     # leaderboard, not an error
@@ -86,7 +87,7 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
     searches = len(NSTARS) * L  # N*_n for n = 2..L and N*_joint, per κ
     assert len(nstar) == 2 * searches + 1
     assert [line for line in nstar if "acot_L9" in line] == [
-        f"| modadd | acot_L9 | lstm | 7 | (3, 7] | 1,000,000 | yes | {second} |"]
+        f"| modadd | acot_L9 | lstm | 7 | (3, 7] | 1,000,000 | bracket closed | {second} |"]
     # The figures are over both folders' entries: the same tasks, so the same files.
     assert sorted(p.name for p in (tmp_path / "out").glob("*.png")) == [
         "kappa_modadd_Z_5.png", "kappa_permutation_S_5.png", "nstar_vs_length_modadd_Z_5.png",

@@ -1,5 +1,6 @@
-"""The κ leaderboard as a Gradio Space: a sortable, filterable table, the figures, the
-attention heads (where a source has scored them), About and Citation.
+"""The κ leaderboard as a Gradio Space: a tab per table of ``leaderboard.md`` (κ, which the
+filters narrow; N*; out of distribution; length generalisation; attention heads, with their
+heat maps), with its columns, cells and order; the figures, About and Citation.
 
 The results are a list of local folders or Hub dataset ids: the command line
 (``python app.py results/first_campaign results/gpt2``), else HF_INDUCTION_RESULTS
@@ -9,7 +10,7 @@ app, else the default below. GRADIO_SERVER_PORT picks the port.
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import os
 import sys
 import tempfile
@@ -18,20 +19,10 @@ import gradio as gr
 import pandas as pd
 
 from hf_induction.citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
-from hf_induction.hub.entries import kappa_sort_value, kappa_table_lines
 from hf_induction.hub.head_plots import write_head_figures
-from hf_induction.hub.leaderboard import load_leaderboard
+from hf_induction.hub.leaderboard import BOARD_TABLES, SourceResults, board_figures
 from hf_induction.hub.leaderboard import load_table as load_rows
-from hf_induction.hub.plots import write_figures
-from hf_induction.hub.sources import checkpoint_repos, load_protocol, protocol_summary
-from hf_induction.results.render import (
-    BOARD_KAPPA_COLUMNS,
-    MISSING,
-    SOURCE_COLUMN,
-    SPACE_COLUMNS,
-    SPACE_KAPPA_SORT_COLUMN,
-    SPACE_LINK_COLUMNS,
-)
+from hf_induction.results.render import SPACE_LINK_COLUMNS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # What `hf-induction space` wrote beside the app: the sources it was built for, one a line.
@@ -64,35 +55,22 @@ def source_link(source: str) -> str:
     return f"[{source}](https://huggingface.co/datasets/{source})"
 
 
-def load_table() -> tuple[list, pd.DataFrame]:
-    """Every source's entries, and one table of them with the source each row came from."""
-    entries, frames = [], []
-    for source in SOURCES:
-        found = load_leaderboard(source)
-        frame = pd.DataFrame(kappa_table_lines(found), columns=list(BOARD_KAPPA_COLUMNS))
-        # κ stays text (an undefined κ shows its bounds, never a blank); beside it, the
-        # number it sorts by: κ, or the bound shown.
-        frame[SPACE_KAPPA_SORT_COLUMN] = [float(f"{v:.3g}") if math.isfinite(v) else math.nan
-                                          for v in map(kappa_sort_value, found)]
-        protocol = load_protocol(source)
-        frame["protocol"] = [protocol_summary(protocol, e.model) for e in found]
-        pushed = checkpoint_repos(source)
-        frame["checkpoint"] = [
-            f"[{repo}](https://huggingface.co/{repo})" if (repo := pushed.get(
-                (e.task, e.config, e.model))) else MISSING for e in found]
-        frame[SOURCE_COLUMN] = source_link(source)
-        entries += found
-        frames.append(frame[list(SPACE_COLUMNS)])
-    table = pd.concat(frames, ignore_index=True)
-    # N* as numbers, so that clicking a header sorts numerically.
-    for column in ("N*_joint", "Σ N*_n"):
-        table[column] = pd.to_numeric(table[column].str.replace(",", ""), errors="coerce")
-    return entries, table.sort_values(SPACE_KAPPA_SORT_COLUMN, ascending=False,
-                                      ignore_index=True)
+# Each source as the board reads it, named as the Space shows it.
+RESULTS = [dataclasses.replace(SourceResults.load(s), shown=source_link(s)) for s in SOURCES]
 
 
-ENTRIES, TABLE = load_table()
-FIGURES = [str(p) for p in write_figures(ENTRIES, tempfile.mkdtemp(prefix="leaderboard-"))]
+def board_frame(table) -> pd.DataFrame:
+    """One of the board's tables (`BOARD_TABLES`) as the Space shows it: the board's lines,
+    cells and order, with the Space's columns. Every cell stays the board's text, so that a
+    number has one spelling; the rows come ranked as the board ranks them."""
+    columns, lines = table.space(RESULTS)
+    return pd.DataFrame([[line[c] for c in columns] for line in lines], columns=list(columns))
+
+
+FRAMES = {table.key: board_frame(table) for table in BOARD_TABLES}
+# The κ table, the one the filters narrow.
+TABLE = FRAMES["kappa"]
+FIGURES = [str(p) for p in board_figures(RESULTS, tempfile.mkdtemp(prefix="leaderboard-"))]
 HEADS_DIR = tempfile.mkdtemp(prefix="heads-")
 
 
@@ -118,7 +96,8 @@ ABOUT = rf"""
 - **κ** = Σₙ N\*ₙ / N\*_joint compares learning each length n = 2..L on its own with
   learning all lengths together. Above 1, what is learned at one length serves the others;
   about 1, the model learns one solution per length. Where some N\* is missing, κ is not
-  defined and the κ column shows its bounds instead (`≥ 9.65`): "κ or bound" sorts by them.
+  defined and the κ column shows its bounds instead (`≥ 9.65`); rows are ranked by κ, or
+  by that bound.
 
 ## The protocol
 The paper's: Adam, batch 64, learning rates {{1e-3, 1e-4, 1e-5}} × seeds {{10, …, 50}},
@@ -168,14 +147,26 @@ def filtered(task: str, fmt: str, model: str, text: str, columns: list[str]):
     return gr.Dataframe(value=TABLE.loc[keep, shown], datatype=datatypes(shown))
 
 
+def board_tab(table) -> None:
+    """One of the board's tables, whole, in a tab of its own (heading and text as the board's
+    section has them)."""
+    frame = FRAMES[table.key]
+    if table.about:
+        gr.Markdown(table.about)
+    gr.Dataframe(frame, interactive=False, label=table.heading, elem_id=f"{table.key}-table",
+                 datatype=datatypes(frame.columns))
+
+
 with gr.Blocks(title="κ leaderboard") as demo:
     gr.Markdown(
         "# κ leaderboard\n"
         "κ = Σ_n N*_n / N*_joint, from \"On the 'Induction Bias' in Sequence Models\": "
         "above 1, learning is shared across lengths; about 1, one solution per length. "
-        "Ranked by κ (or its bound); a column's ⋮ menu sorts and filters by it."
+        "Each tab is a table of the leaderboard, its rows in the leaderboard's order (κ: "
+        "ranked by κ, or by its bound)."
     )
-    with gr.Tab("Leaderboard"):
+    kappa, *others = BOARD_TABLES
+    with gr.Tab(kappa.title, elem_id=f"{kappa.key}-tab"):
         with gr.Row():
             task = gr.Radio(choices("task"), value=ALL, label="Task")
             fmt = gr.Radio(choices("format"), value=ALL, label="Format")
@@ -183,21 +174,19 @@ with gr.Blocks(title="κ leaderboard") as demo:
             text = gr.Textbox(label="Search", placeholder="any cell, e.g. lstm or Z_5")
         columns = gr.CheckboxGroup(list(TABLE.columns), value=list(TABLE.columns),
                                    label="Columns", elem_id="columns")
-        table = gr.Dataframe(TABLE, interactive=False, label="κ per model × format × task",
-                             elem_id="kappa-table", datatype=datatypes(TABLE.columns))
+        table = gr.Dataframe(TABLE, interactive=False, label=kappa.heading,
+                             elem_id=f"{kappa.key}-table", datatype=datatypes(TABLE.columns))
+    for other in others:
+        with gr.Tab(other.title, elem_id=f"{other.key}-tab"):
+            board_tab(other)
+            if other.key == "heads":
+                # Beside the heads table, each source's heat maps and patching plots.
+                for path in HEAD_FIGURES:
+                    gr.Image(path, show_label=False, interactive=False, elem_classes="figure")
     with gr.Tab("Figures"):
         # Whole figures, one per row: a gallery's thumbnails crop them.
         for path in FIGURES:
             gr.Image(path, show_label=False, interactive=False, elem_classes="figure")
-    if HEAD_FIGURES:
-        with gr.Tab("Attention heads"):
-            gr.Markdown("Per checkpoint and prompt config: each head's mean attention on the "
-                        "token after the earlier occurrence of the current one (induction), "
-                        "before it (anti-induction), on the previous token and on the "
-                        "occurrence itself; and, where patched, the heads by the rise in loss "
-                        "their patch caused.")
-            for path in HEAD_FIGURES:
-                gr.Image(path, show_label=False, interactive=False, elem_classes="figure")
     with gr.Tab("About"):
         gr.Markdown(ABOUT)
     with gr.Tab("Citation"):
