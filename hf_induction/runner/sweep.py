@@ -14,6 +14,8 @@ KEYS = {"dataset", "configs", "formats", "lengths", "dists", "groups", "models",
         "lengthgen", "search"}
 # 'budget:' holds budget and search flags (max_steps: 5000, lrs: [1e-3, 1e-4], ...).
 TOP_KEYS = {"sweep", "budget"}
+# An entry's on/off keys and their values where absent.
+SWITCHES = {"kappa": False, "ood": False, "lengthgen": False, "search": True}
 SWEEP_EXPECTED = ("a YAML mapping with a 'sweep:' list of entries (dataset:, configs: or "
                   "formats: and lengths:, models:) and an optional 'budget:' mapping")
 
@@ -97,12 +99,13 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
                 ]
         except (TypeError, ValueError) as e:
             raise ValueError(f"{where}: {e}") from e
-        for job in plan_jobs(cells, list(entry["models"]), bool(entry.get("kappa", False)),
-                             data_seed, search=bool(entry.get("search", True))):
+        switch = {key: _switch(entry, key, where) for key in SWITCHES}
+        for job in plan_jobs(cells, list(entry["models"]), switch["kappa"], data_seed,
+                             search=switch["search"]):
             jobs.setdefault(job)
-        if entry.get("ood", False):
+        if switch["ood"]:
             ood_cells += [c for c in cells if c not in ood_cells]
-        if entry.get("lengthgen", False):
+        if switch["lengthgen"]:
             lengthgen_cells += [c for c in cells if c not in lengthgen_cells]
     return Sweep(list(jobs), tuple(ood_cells), tuple(lengthgen_cells))
 
@@ -112,4 +115,12 @@ def _length(value) -> int:
     full-width digit as its ASCII one, each recorded under a name nobody wrote."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"lengths: expected integers such as 10, got {value!r}")
+    return value
+
+
+def _switch(entry: dict, key: str, where: str) -> bool:
+    """An entry's on/off key: a YAML boolean. bool() would read the string "false" as true."""
+    value = entry.get(key, SWITCHES[key])
+    if not isinstance(value, bool):
+        raise ValueError(f"{where}: {key} takes true or false, got {value!r}")
     return value

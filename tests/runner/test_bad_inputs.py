@@ -233,3 +233,13 @@ def test_build_datasets_other_bad_input_is_one_line(flags, expected, tmp_path, m
     argv = ["build-datasets", "--dataset", "modadd", "--out", str(tmp_path / "hub"), *flags]
     one_line_refusal(run_command(argv), expected)
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("key", ["kappa", "ood", "lengthgen", "search"])
+def test_a_sweep_switch_is_a_yaml_boolean(key, tmp_path):
+    # bool("false") is True: the quoted string would have turned the switch on.
+    path = tmp_path / "sweep.yaml"
+    path.write_text("sweep:\n  - dataset: modadd\n    configs: [acot_L4_m3]\n"
+                    f"    models: [dense_ssm]\n    {key}: 'false'\n")
+    one_line_refusal(run_command(["nstar", "--sweep", str(path), "--out",
+                                  str(tmp_path / "out")]), f"{key} takes true or false")
