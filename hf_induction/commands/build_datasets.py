@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         info = build_folder(args.out, args.dataset, configs, template, args.train_size, args.seed,
                             splits=args.splits)
     except ValueError as e:
-        print(f"build_datasets.py: error: {e}", file=sys.stderr)
+        print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 2
     print(f"{args.out}: {len(info)} configs ({', '.join(sorted(info))})")
     if args.push_to_hub:
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.out, args.push_to_hub, repo_type="dataset", token=None, create=True,
                 commit_message=f"Add configs: {', '.join(args.configs)}")
         except HubError as e:
-            print(f"build_datasets.py: error: {e} (the folder {args.out} is kept)",
+            print(f"{p.prog}: error: {e} (the folder {args.out} is kept)",
                   file=sys.stderr)
             return 1
         print(f"pushed to {args.push_to_hub}: "
