@@ -38,6 +38,9 @@ from .parsing import (
     rows,
 )
 
+# How the command names itself in its usage and its errors.
+PROG = prog(__name__)
+
 EXAMPLES = """examples:
   accelerate launch -m hf_induction nstar --dataset modadd --config acot_L10_uniform \\
       --model dense_ssm
@@ -121,7 +124,7 @@ def _preset_default(field: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from ..models import MODEL_NAMES
 
-    p = Parser(prog=prog(__name__), description="Find N*, the minimal training-set size, and "
+    p = Parser(prog=PROG, description="Find N*, the minimal training-set size, and "
                "the sharing factor kappa.", epilog=EXAMPLES)
     p.add_argument("--config-file", type=Path, metavar="YAML",
                    help="a recipe: a YAML mapping whose keys are these flags (max_steps: 5000, "
@@ -582,23 +585,23 @@ def main(argv: list[str] | None = None) -> int:
             raise swallowed[0]
         record_command()
     except (ProtocolMismatch, CorruptResults) as e:
-        print(f"nstar.py: error: {e}", file=sys.stderr)
+        print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
         record_command()
         what = "terminated" if isinstance(e, Terminated) else "interrupted"
-        print(f"nstar.py: {what}; every finished run is journaled in {campaign.out}, and a "
+        print(f"{PROG}: {what}; every finished run is journaled in {campaign.out}, and a "
               "rerun resumes", file=sys.stderr)
         return 143 if isinstance(e, Terminated) else 130
     except OSError as e:
         # Disk full, a read-only or vanished folder: nothing finished is lost.
         what = e.strerror or type(e).__name__
         where = f": {e.filename}" if e.filename else ""
-        print(f"nstar.py: error: {what}{where} (the results in {campaign.out} are kept; a "
+        print(f"{PROG}: error: {what}{where} (the results in {campaign.out} are kept; a "
               "rerun resumes)", file=sys.stderr)
         return 1
     except HubError as e:
-        print(f"nstar.py: error: {e} (the results in {campaign.out} are kept; a rerun "
+        print(f"{PROG}: error: {e} (the results in {campaign.out} are kept; a rerun "
               "resumes)", file=sys.stderr)
         return 1
     finally:
@@ -611,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             pushed = push_results(campaign.out, args.push_to_hub, create=True)
         except HubError as e:
-            print(f"nstar.py: error: {e} (the results in {campaign.out} are kept)",
+            print(f"{PROG}: error: {e} (the results in {campaign.out} are kept)",
                   file=sys.stderr)
             return 1
         print(f"results pushed to {args.push_to_hub} "

@@ -20,7 +20,7 @@ def test_a_failed_push_is_one_line_and_keeps_the_results(hub_server, tmp_path):
                            "--push-to-hub", "lab/r"], env={"HF_TOKEN": "hf_bad"},
                           timeout=600, cwd=str(ROOT))
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines()[-1].startswith("nstar.py: error:")
+    assert done.stderr.strip().splitlines()[-1].startswith("hf-induction nstar: error:")
     assert (out / "nstar" / "rank0.jsonl").read_text().strip()
 
 
@@ -37,7 +37,7 @@ def test_a_failed_checkpoint_push_is_retried_and_results_and_checkpoint_reach_th
     hub_server.fail_next("POST", r"/api/models/lab/retried-.*/commit/", "403", times=1)
     first = hub_server.run(args, timeout=600, cwd=str(ROOT))
     assert first.returncode == 1, first.stderr[-2000:]
-    assert first.stderr.strip().splitlines()[-1].startswith("nstar.py: error:")
+    assert first.stderr.strip().splitlines()[-1].startswith("hf-induction nstar: error:")
     row = json.loads((out / "nstar" / "rank0.jsonl").read_text().splitlines()[0])
     assert row["n_star"] is not None, "the budget should let this cell succeed"
     assert not (out / "pushes" / "rank0.jsonl").read_text().strip()

@@ -153,7 +153,7 @@ def test_the_flag_grammar_never_escapes_as_a_traceback(flags, tmp_path, capsys):
     except SystemExit as e:
         assert e.code == 2
         err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and err.startswith("nstar.py: error:"), err
+        assert len(err.splitlines()) == 1 and err.startswith("hf-induction nstar: error:"), err
     assert not (tmp_path / "fuzz").exists()
 
 
