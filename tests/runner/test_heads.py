@@ -193,7 +193,7 @@ def test_any_model_folder_with_named_cells(scored, tmp_path):
 def one_line_error(proc, *words):
     assert proc.returncode == 2, proc.stdout
     err = proc.stderr.strip()
-    assert len(err.splitlines()) == 1 and err.startswith("heads.py: error:"), err
+    assert len(err.splitlines()) == 1 and err.startswith("hf-induction heads: error:"), err
     for word in words:
         assert word in err, err
 
@@ -221,7 +221,7 @@ def test_bad_input_is_one_line(scored, tmp_path):
     one_line_error(run_command(["heads"]), "give either RESULTS_DIR")
     one_line_error(run_command(["heads", str(out), "--out", str(tmp_path / "y")]),
                    "--out go with --checkpoint")
-    one_line_error(run_command(["heads", str(tmp_path)]), "no protocol.json")
+    one_line_error(run_command(["heads", str(tmp_path)]), "is not a results folder")
     bare = tmp_path / "bare"
     ResultsFolder(bare).check_protocol({"train": {}})
     one_line_error(run_command(["heads", str(bare)]), "no checkpoints")

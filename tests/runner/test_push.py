@@ -4,6 +4,7 @@ import json
 import sys
 import textwrap
 
+from hf_induction.results import ResultsFolder
 from tests.runner.helpers import NSTAR, ROOT
 
 # A budget under which the Dense-SSM does find N* for Z_3 words of length 4.
@@ -40,7 +41,8 @@ def test_a_failed_checkpoint_push_is_retried_and_results_and_checkpoint_reach_th
     assert first.stderr.strip().splitlines()[-1].startswith("hf-induction nstar: error:")
     row = json.loads((out / "nstar" / "rank0.jsonl").read_text().splitlines()[0])
     assert row["n_star"] is not None, "the budget should let this cell succeed"
-    assert not (out / "pushes" / "rank0.jsonl").read_text().strip()
+    # No push recorded (the table's file is made by its first row).
+    assert not ResultsFolder(out, write=False).pushes.read()
     again = hub_server.run(args, timeout=600, cwd=str(ROOT))
     assert again.returncode == 0, again.stderr[-2000:]
     (pushed,) = [json.loads(x) for x in (out / "pushes" / "rank0.jsonl").read_text().splitlines()]
@@ -95,6 +97,7 @@ def test_a_push_mirrors_the_folder(hub_server, tmp_path):
         from hf_induction.hub import push_results
         from hf_induction.results import ResultsFolder
         out = Path({str(out)!r})
+        ResultsFolder(out).check_protocol({{"train": {{}}, "search": {{}}}})
         for rank in (0, 1):
             ResultsFolder(out, rank=rank).append_run(f"k{{rank}}", {{"n": rank}})
         push_results(out, "lab/mirror", create=True)

@@ -124,7 +124,7 @@ def test_report_writes_tables_and_figures(tmp_path):
             "nstar_vs_group_modadd_acot_L3_uniform.png"} <= written
     assert "![kappa_modadd_Z_5.png](kappa_modadd_Z_5.png)" in (out / "tables.md").read_text()
     bad = run_script("report.py", str(tmp_path / "none"), "--out", str(out))
-    assert bad.returncode == 2 and "no protocol.json" in bad.stderr
+    assert bad.returncode == 2 and "is not a results folder" in bad.stderr
 
 
 @pytest.mark.parametrize("n_star", [1, 2, 37, 1000, 123_457])
