@@ -73,8 +73,10 @@ def search_range(search: SearchSettings, pools: Sequence[int]) -> str:
     whole = all(search.n_max >= pool for pool in pools)
     if len(caps) > 1:
         where = "each cell's whole pool" if whole else "each cell's pool or --n-max"
-        return (f"{search.mode} search from N = {min(search.n_start, caps[0]):,} up to "
-                f"{caps[0]:,}..{caps[-1]:,} ({where})")
+        start = (f"N = {search.n_start:,}" if search.n_start <= caps[0]
+                 else f"N = {search.n_start:,} (or a smaller cell's whole pool)")
+        return (f"{search.mode} search from {start} up to {where} ({caps[0]:,} to "
+                f"{caps[-1]:,})")
     cap = caps[0]
     limit = " (the whole pool)" if whole else ""
     if search.n_start >= cap:

@@ -74,6 +74,12 @@ def test_the_plan_names_the_sizes_the_pool_allows_and_a_short_time_in_words():
     small = SearchSettings(mode="refined", n_start=2, n_max=5)
     text = describe_plan([job], lambda model: (train, small), {"dense_ssm": 1e-4})
     assert "refined search from N = 2 up to 5\n" in text
+    # Cells of pools 3, 7 and 10 (the README's κ): each search stops at its own pool.
+    jobs = [SearchJob(TaskConfig.parse("modadd", name), "dense_ssm")
+            for name in ("acot_L2_m2", "acot_L3_m2", "acot_L3_uniform_m2")]
+    text = describe_plan(jobs, lambda model: (train, search), {"dense_ssm": 1e-4})
+    assert ("refined search from N = 8 (or a smaller cell's whole pool) up to each cell's "
+            "whole pool (3 to 10)") in text
 
 
 def test_kappa_names_the_cell_it_is_over_in_the_users_words():
