@@ -11,7 +11,14 @@ from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedConfig, Pre
 
 from .presets import PRESETS
 from .pretrained import pretrained_config, pretrained_factory, pretrained_tokenizer
-from .registry import HF_PREFIX, PRETRAINED_PREFIX, config_class, pretrained_spec, register_all
+from .registry import (
+    HF_PREFIX,
+    PRETRAINED_PREFIX,
+    config_class,
+    model_spec,
+    pretrained_spec,
+    register_all,
+)
 
 # Fields that change on save/load or select a kernel, not the function the model computes.
 VOLATILE_CONFIG_FIELDS = frozenset(
@@ -188,7 +195,8 @@ def build_config(name: str, vocab_size, preset: str = "tiny", **overrides) -> Pr
         cls = config_class(name)
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; allowed: {list(PRESETS)}")
-        fields = PRESETS[preset][name]
+        # The spec's, not PRESETS': a model from outside the package is in no table of ours.
+        fields = dict(model_spec(name).presets[preset])
         defaults = {**cls().to_dict(), **fields}
     _check_overrides(cls, overrides, name)
     foreign = _foreign_tokens(defaults, tokens, vocab_size)

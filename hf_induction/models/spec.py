@@ -33,8 +33,11 @@ class CpuBudget:
         return {name: getattr(self, name) for name in BUDGET_FIELDS}
 
 
-def load_object(path: str):
-    """The object a ``"module:attribute"`` path names, imported now."""
+def load_object(path):
+    """The object a ``"module:attribute"`` path names, imported now; an object (a spec of
+    one's own may hold its classes themselves) is returned as it is."""
+    if not isinstance(path, str):
+        return path
     module, attr = path.split(":")
     return getattr(importlib.import_module(module), attr)
 
@@ -50,7 +53,8 @@ class ModelSpec:
 
     Args:
         name: the name ``--model`` takes.
-        config: ``"module:Class"`` of its `PreTrainedConfig`.
+        config: ``"module:Class"`` of its `PreTrainedConfig` (or, in a spec of one's own, the
+            class itself).
         presets: config keyword arguments per preset (`PRESET_NAMES`); the builder adds the
             vocabulary and special tokens.
         flops_per_token: forward FLOPs per token, ``(config, sequence length) -> float``
@@ -58,15 +62,15 @@ class ModelSpec:
         cpu_budget: how it trains under ``--preset cpu``.
         auto_classes: {Auto class name: ``"module:Class"``} for a model of ours, registered
             with transformers' Auto classes and saved with its code (``trust_remote_code``);
-            empty for transformers' own classes.
+            empty for transformers' own classes. Values may be the classes themselves.
     """
 
     name: str
-    config: str
+    config: str | type
     presets: Mapping[str, Mapping[str, Any]]
     flops_per_token: Callable[[Any, int], float]
     cpu_budget: CpuBudget
-    auto_classes: Mapping[str, str] = field(default_factory=dict)
+    auto_classes: Mapping[str, str | type] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if set(self.presets) != set(PRESET_NAMES):

@@ -3,38 +3,6 @@
 import torch
 
 
-def stepwise_greedy(model, prompt: torch.LongTensor, max_new_tokens: int) -> torch.LongTensor:
-    """Greedy decoding with a full forward pass per token, padding after EOS like generate()."""
-    ids = prompt
-    finished = torch.zeros(prompt.shape[0], dtype=torch.bool)
-    eos, pad = model.config.eos_token_id, model.config.pad_token_id
-    with torch.no_grad():
-        for _ in range(max_new_tokens):
-            next_token = model(input_ids=ids).logits[:, -1].argmax(-1)
-            next_token = torch.where(finished, torch.full_like(next_token, pad), next_token)
-            finished |= next_token == eos
-            ids = torch.cat([ids, next_token[:, None]], dim=1)
-            if finished.all():
-                break
-    return ids
-
-
-def assert_generate_matches_stepwise(
-    model, prompt: torch.LongTensor, max_new_tokens: int = 6
-) -> None:
-    model.eval()
-    with torch.no_grad():
-        generated = model.generate(
-            prompt,
-            max_new_tokens=max_new_tokens,
-            do_sample=False,
-            attention_mask=torch.ones_like(prompt),
-        )
-    torch.testing.assert_close(
-        generated, stepwise_greedy(model, prompt, max_new_tokens), rtol=0, atol=0
-    )
-
-
 def assert_cache_continues(model, input_ids: torch.LongTensor, split: int) -> None:
     """Logits of a prefix + cached state + suffix equal those of the whole sequence."""
     model.eval()
