@@ -122,7 +122,7 @@ def _preset_default(field: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ..models import MODEL_NAMES
+    from ..models.registry import OUTSIDE_FORMS, model_names
 
     p = Parser(prog=PROG, description="Find N*, the minimal training-set size, and "
                "the sharing factor kappa.", epilog=EXAMPLES)
@@ -141,10 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "the budget and search flags, under --config-file and the command line "
                    "(default: none)")
     p.add_argument("--model", nargs="+", default=["dense_ssm"], metavar="NAME",
-                   help=f"models: {', '.join(MODEL_NAMES)}, hf:PATH_OR_REPO_ID (its "
-                   "architecture trained from scratch at the task's vocabulary) or "
+                   help=f"models: {', '.join(model_names())}, hf:PATH_OR_REPO_ID (its "
+                   "architecture trained from scratch at the task's vocabulary), "
                    "pretrained:PATH_OR_REPO_ID (its weights fine-tuned, the task's tokens read "
-                   "as single tokens of its own tokenizer)")
+                   f"as single tokens of its own tokenizer) or {OUTSIDE_FORMS}")
     p.add_argument("--preset", choices=sorted(BUDGETS), default="cpu",
                    help="budget and model sizes: cpu (tiny models, minutes), paper, or finetune "
                    "(the second study's fine-tuning: AdamW lr 1e-5, weight decay 0.01, warmup "
