@@ -80,7 +80,9 @@ from .rows import (
     OodRow,
     PatchingRow,
     PushRow,
+    Row,
 )
+from .tables import TABLES, Table
 
 __all__ = [
     "CELL_COLUMNS",
@@ -93,6 +95,9 @@ __all__ = [
     "read_trained_on",
     "NestedResults",
     "PushRow",
+    "Row",
+    "TABLES",
+    "Table",
     "check_not_nested",
     "command_line",
     "protocol_summary",

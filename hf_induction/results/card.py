@@ -12,17 +12,8 @@ from typing import Any
 
 from ..citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
 from .protocol import ADDED_MODELS, protocol_summary
-from .rows import (
-    HeadsRow,
-    JournalRow,
-    KappaRow,
-    LengthGenRow,
-    NstarRow,
-    OodRow,
-    PatchingRow,
-    PushRow,
-    features_yaml,
-)
+from .rows import features_yaml
+from .tables import TABLES as _TABLES
 
 _INDUCTION, _BORN = INDUCTION_BIAS, BORN_A_TRANSFORMER
 _TABLES_TEXT = f"""
@@ -69,9 +60,8 @@ table); a table joins them with its first row.
 """
 
 
-TABLES = {"nstar": NstarRow, "kappa": KappaRow, "ood": OodRow, "lengthgen": LengthGenRow,
-          "journal": JournalRow, "pushes": PushRow, "heads": HeadsRow,
-          "patching": PatchingRow}
+# Table name -> row class, in `tables.TABLES`' order.
+TABLES = {table.name: table.row for table in _TABLES}
 
 
 def protocol_lines(protocol: Mapping[str, Any] | None) -> list[str]:

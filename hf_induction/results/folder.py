@@ -10,7 +10,7 @@ import shlex
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from filelock import FileLock
 
@@ -26,9 +26,26 @@ from .protocol import (
     protocol_hash,
 )
 from .ranked import RankedJsonl
-from .rows import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow, PatchingRow, PushRow
+from .rows import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow, PatchingRow, PushRow, Row
+from .tables import TABLES, table_of
 
 logger = logging.getLogger(__name__)
+R = TypeVar("R", bound=Row)
+
+
+def _by_name(row_class: type[R]) -> tuple[Callable[..., None], Callable[..., R | None],
+                                         Callable[..., list[R]]]:
+    """(append, find, read) of the table of ``row_class``, as methods."""
+    def append(self: ResultsFolder, row: R) -> None:
+        self.append(row)
+
+    def find(self: ResultsFolder, key: str) -> R | None:
+        return self.find(row_class, key)
+
+    def read(self: ResultsFolder) -> list[R]:
+        return self.read(row_class)
+
+    return append, find, read
 
 
 class ResultsFolder:
@@ -55,17 +72,9 @@ class ResultsFolder:
         if not self.protocol_file.exists():
             check_not_nested(self.path)
         # The card declares the tables that hold rows: a table's first row puts it there.
-        def ranked(name: str) -> RankedJsonl:
-            return RankedJsonl(self.path / name, rank, on_first_row=self._write_card)
-
-        self.journal = ranked("journal")
-        self.nstar = ranked("nstar")
-        self.kappa = ranked("kappa")
-        self.ood = ranked("ood")
-        self.lengthgen = ranked("lengthgen")
-        self.pushes = ranked("pushes")
-        self.heads = ranked("heads")
-        self.patching = ranked("patching")
+        self._files = {table.name: RankedJsonl(self.path / table.name, rank, key=table.key,
+                                              on_first_row=self._write_card)
+                      for table in TABLES}
         if not write:
             return
         for table in self.tables:
@@ -79,10 +88,16 @@ class ResultsFolder:
                 logger.warning(upgraded)
             self._write_card()
 
+    def __getattr__(self, name: str) -> RankedJsonl:
+        # A table's files by its name (``folder.nstar``), its lines as stored.
+        files = self.__dict__.get("_files", {})
+        if name in files:
+            return files[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     @property
     def tables(self) -> tuple[RankedJsonl, ...]:
-        return (self.journal, self.nstar, self.kappa, self.ood, self.lengthgen, self.pushes,
-                self.heads, self.patching)
+        return tuple(self._files.values())
 
     @classmethod
     def existing(cls, path: str | Path) -> ResultsFolder:
@@ -243,73 +258,31 @@ class ResultsFolder:
     def read_journal(self) -> list[dict[str, Any]]:
         return self.journal.read()
 
-    def append_nstar(self, row: NstarRow) -> None:
-        self.nstar.append(row.to_dict())
+    def append(self, row: Row) -> None:
+        """Append ``row`` to the table of its class (`tables.TABLES`)."""
+        self._files[table_of(type(row)).name].append(row.to_dict())
 
-    def find_search(self, key: str) -> NstarRow | None:
-        found = self.nstar.find(key)
-        return None if found is None else NstarRow.from_dict(found)
+    def find(self, row_class: type[R], key: str) -> R | None:
+        """The row of class ``row_class`` under ``key`` (the last written), None if none."""
+        found = self._files[table_of(row_class).name].find(key)
+        return None if found is None else row_class.from_dict(found)
 
-    def read_nstar(self) -> list[NstarRow]:
-        return [NstarRow.from_dict(row) for row in self.nstar.read()]
-
-    def append_kappa(self, row: KappaRow) -> None:
-        self.kappa.append(row.to_dict())
-
-    def find_kappa(self, key: str) -> KappaRow | None:
-        found = self.kappa.find(key)
-        return None if found is None else KappaRow.from_dict(found)
-
-    def read_kappa(self) -> list[KappaRow]:
-        return [KappaRow.from_dict(row) for row in self.kappa.read()]
-
-    def append_ood(self, row: OodRow) -> None:
-        self.ood.append(row.to_dict())
-
-    def find_ood(self, key: str) -> OodRow | None:
-        found = self.ood.find(key)
-        return None if found is None else OodRow.from_dict(found)
-
-    def read_ood(self) -> list[OodRow]:
-        return [OodRow.from_dict(row) for row in self.ood.read()]
-
-    def append_lengthgen(self, row: LengthGenRow) -> None:
-        self.lengthgen.append(row.to_dict())
-
-    def find_lengthgen(self, key: str) -> LengthGenRow | None:
-        found = self.lengthgen.find(key)
-        return None if found is None else LengthGenRow.from_dict(found)
-
-    def read_lengthgen(self) -> list[LengthGenRow]:
-        return [LengthGenRow.from_dict(row) for row in self.lengthgen.read()]
+    def read(self, row_class: type[R]) -> list[R]:
+        """Every row of the table of ``row_class``, rank by rank, each in the order written."""
+        return [row_class.from_dict(row) for row in self._files[table_of(row_class).name].read()]
 
     def append_push(self, key: str, repo_id: str, search_key: str) -> None:
         """Record a checkpoint push that landed (``repo_id``, of the search ``search_key``)."""
-        self.pushes.append(PushRow.now(key, repo_id, search_key).to_dict())
+        self.append(PushRow.now(key, repo_id, search_key))
 
-    def find_push(self, key: str) -> PushRow | None:
-        found = self.pushes.find(key)
-        return None if found is None else PushRow.from_dict(found)
-
-    def append_heads(self, row: HeadsRow) -> None:
-        self.heads.append(row.to_dict())
-
-    def find_heads(self, key: str) -> HeadsRow | None:
-        found = self.heads.find(key)
-        return None if found is None else HeadsRow.from_dict(found)
-
-    def read_heads(self) -> list[HeadsRow]:
-        return [HeadsRow.from_dict(row) for row in self.heads.read()]
-
-    def append_patching(self, row: PatchingRow) -> None:
-        self.patching.append(row.to_dict())
-
-    def find_patching(self, key: str) -> PatchingRow | None:
-        found = self.patching.find(key)
-        return None if found is None else PatchingRow.from_dict(found)
-
-    def read_patching(self) -> list[PatchingRow]:
-        return [PatchingRow.from_dict(row) for row in self.patching.read()]
+    # Each table's append, find and read by its own names, as callers name them.
+    append_nstar, find_search, read_nstar = _by_name(NstarRow)
+    append_kappa, find_kappa, read_kappa = _by_name(KappaRow)
+    append_ood, find_ood, read_ood = _by_name(OodRow)
+    append_lengthgen, find_lengthgen, read_lengthgen = _by_name(LengthGenRow)
+    _, find_push, _ = _by_name(PushRow)
+    append_heads, find_heads, read_heads = _by_name(HeadsRow)
+    append_patching, find_patching, read_patching = _by_name(PatchingRow)
 
     def refresh(self) -> None:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""

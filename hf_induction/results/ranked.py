@@ -34,11 +34,12 @@ class RankedJsonl:
     first append of a process also repairs the file (a garbled line dropped).
     """
 
-    def __init__(self, directory: Path, rank: int,
+    def __init__(self, directory: Path, rank: int, key: str = "key",
                  on_first_row: Callable[[], None] | None = None) -> None:
-        """``on_first_row`` is called after this process's first append (the folder declares
-        a table on its card once it holds a row)."""
+        """Rows are indexed by their ``key`` column; ``on_first_row`` is called after this
+        process's first append (the folder declares a table on its card once it holds a row)."""
         self.directory = directory
+        self.key = key
         self.name = directory.name
         self.on_first_row = on_first_row
         self.own_file = directory / f"rank{rank}.jsonl"
@@ -76,8 +77,8 @@ class RankedJsonl:
                     logger.warning(dropped)
                 self._repaired = True
             append_line(self.own_file, to_json(row))
-        if self._index is not None and "key" in row:
-            self._index[row["key"]] = row
+        if self._index is not None and self.key in row:
+            self._index[row[self.key]] = row
         if not self._appended:
             self._appended = True
             if self.on_first_row is not None:
@@ -133,9 +134,9 @@ class RankedJsonl:
                     row = json.loads(raw) if raw.strip() else None
                 except (UnicodeDecodeError, json.JSONDecodeError):
                     row = None  # read_jsonl warns of it; the index skips it
-                if isinstance(row, dict) and "key" in row:
+                if isinstance(row, dict) and self.key in row:
                     # A key recorded twice (a forced rerun) resolves to the row read last.
-                    self._index[row["key"]] = row
+                    self._index[row[self.key]] = row
             self._offsets[path] = start + end
 
     def find(self, key: str) -> dict[str, Any] | None:

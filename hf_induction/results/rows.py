@@ -31,8 +31,31 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+class Row:
+    """A row of a results table, to and from the JSON object its line holds: one
+    implementation for every table's row class."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Any:
+        """The row a line holds; ValueError naming the columns it lacks."""
+        # A column with a default is one a later version added: an older row lacks it.
+        missing = [f.name for f in fields(cls)
+                   if f.name not in data and f.default is MISSING
+                   and f.default_factory is MISSING]
+        if missing:
+            raise ValueError(f"a {cls.__name__} needs {', '.join(missing)}")
+        # JSON gives lists where the row holds tuples; frozen rows compare equal only as tuples.
+        return cls(**{
+            f.name: tuple(data[f.name]) if isinstance(data[f.name], list) else data[f.name]
+            for f in fields(cls) if f.name in data
+        })
+
+
 @dataclass(frozen=True)
-class CellRow:
+class CellRow(Row):
     """What every row of a cell starts with: its key, the cell's name, and the name parsed.
 
     The parsed columns are a function of (dataset, config), filled in here whatever the
@@ -157,14 +180,11 @@ class NstarRow(CellRow):
         """The probes at which every run's loss went to inf or NaN."""
         return tuple(p for p in self.probe_outcomes() if p.all_diverged)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NstarRow:
         if "search_end" not in data and "converged" in data:
             data = _legacy_search_end(data)
-        return _from_dict(cls, data)
+        return super().from_dict(data)
 
 
 def _legacy_search_end(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -245,12 +265,6 @@ class KappaRow(CellRow):
             finished_at=finished_at or _now(),
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> KappaRow:
-        return _from_dict(cls, data)
 
 
 @dataclass(frozen=True)
@@ -275,12 +289,6 @@ class OodRow(CellRow):
     protocol_hash: str
     finished_at: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> OodRow:
-        return _from_dict(cls, data)
 
 
 @dataclass(frozen=True)
@@ -307,16 +315,10 @@ class LengthGenRow(CellRow):
     def table(self) -> dict[str, dict[str, Any]]:
         return json.loads(self.results)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LengthGenRow:
-        return _from_dict(cls, data)
 
 
 @dataclass(frozen=True)
-class HeadsRow:
+class HeadsRow(Row):
     """One attention head of one checkpoint, scored on one prompt config
     (``analysis.head_scores``): the share of its attention, averaged over the scored
     positions, on the token after the earlier occurrence (``induction``), before it
@@ -345,16 +347,10 @@ class HeadsRow:
     seed: int
     finished_at: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> HeadsRow:
-        return _from_dict(cls, data)
 
 
 @dataclass(frozen=True)
-class PatchingRow:
+class PatchingRow(Row):
     """One head of one checkpoint, patched on one prompt config for one ``kind``
     (``analysis.edge_patching``): the loss and exact match with its induction keys or
     anti-induction values taken from the run whose previous-token edges are cut, against the
@@ -382,16 +378,10 @@ class PatchingRow:
     seed: int
     finished_at: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PatchingRow:
-        return _from_dict(cls, data)
 
 
 @dataclass(frozen=True)
-class JournalRow:
+class JournalRow(Row):
     """One finished training run, as the runner journals it: the cell's key fields, the size
     ``n``, and the trainer's `RunResult` (losses are null where the run never evaluated or
     diverged). The folder stores the runner's mapping as it comes (`ResultsFolder.append_run`);
@@ -417,7 +407,7 @@ class JournalRow:
 
 
 @dataclass(frozen=True)
-class PushRow:
+class PushRow(Row):
     """One checkpoint push that landed: the model repo ``repo_id`` of the search ``search``."""
 
     key: str
@@ -429,25 +419,6 @@ class PushRow:
     def now(cls, key: str, repo_id: str, search: str) -> PushRow:
         return cls(key=key, repo_id=repo_id, search=search, pushed_at=_now())
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PushRow:
-        return _from_dict(cls, data)
-
-
-def _from_dict(cls: type, data: Mapping[str, Any]) -> Any:
-    # A column with a default is one a later version added: an older row lacks it.
-    missing = [f.name for f in fields(cls)
-               if f.name not in data and f.default is MISSING and f.default_factory is MISSING]
-    if missing:
-        raise ValueError(f"a {cls.__name__} needs {', '.join(missing)}")
-    # JSON gives lists where the row holds tuples; frozen rows compare equal only as tuples.
-    return cls(**{
-        f.name: tuple(data[f.name]) if isinstance(data[f.name], list) else data[f.name]
-        for f in fields(cls) if f.name in data
-    })
 
 
 _DTYPES = {str: "string", bool: "bool", int: "int64", float: "float64"}

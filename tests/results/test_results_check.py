@@ -123,7 +123,7 @@ def test_a_card_that_declares_an_empty_table_is_reported_and_rewritten(folder, c
     code, out, _ = check(folder, capsys=capsys)
     assert code == 1
     assert out == [f"{card}: not the card of what the folder holds (tables with rows: "
-                   "journal, nstar; --repair rewrites it)"]
+                   "nstar, journal; --repair rewrites it)"]
     code, out, _ = check(folder, "--repair", capsys=capsys)
     assert code == 0 and out == [f"repaired: {card}: rewritten from the folder's tables",
                                  f"{folder.path}: clean"]

@@ -1,0 +1,55 @@
+"""Every table of a results folder, declared once: its name (the folder of its files and the
+dataset card's config), its row class, and the column that keys its rows.
+
+`ResultsFolder` appends, finds and reads every table through these declarations, and the
+card declares their columns from the row classes; adding a table is one line here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rows import (
+    HeadsRow,
+    JournalRow,
+    KappaRow,
+    LengthGenRow,
+    NstarRow,
+    OodRow,
+    PatchingRow,
+    PushRow,
+    Row,
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table: ``<folder>/<name>/rank<r>.jsonl``, one `row` per line, keyed by `key`."""
+
+    name: str
+    row: type[Row]
+    key: str = "key"
+
+
+# In the card's order: the first of them that holds rows is the card's default config.
+TABLES: tuple[Table, ...] = (
+    Table("nstar", NstarRow),
+    Table("kappa", KappaRow),
+    Table("ood", OodRow),
+    Table("lengthgen", LengthGenRow),
+    Table("journal", JournalRow),
+    Table("pushes", PushRow),
+    Table("heads", HeadsRow),
+    Table("patching", PatchingRow),
+)
+TABLE_OF_ROW: dict[type[Row], Table] = {table.row: table for table in TABLES}
+
+
+def table_of(row_class: type) -> Table:
+    """The table whose rows are ``row_class``; ValueError naming the row classes there are."""
+    try:
+        return TABLE_OF_ROW[row_class]
+    except KeyError:
+        known = ", ".join(t.row.__name__ for t in TABLES)
+        raise ValueError(f"{row_class.__name__} is not the row of a results table "
+                         f"(the rows: {known})") from None
