@@ -4,33 +4,28 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import re
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..runner.budgets import BUDGETS
 from ..runner.schedule import SCHEDULES
 from ..runner.tracking import REPORT_TO, check_available
-from ..search import MODES, SearchSettings
+from ..settings import GROUPS, SETTINGS, SWEEP_GROUPS, Setting
+from ..settings.values import OFF
 from ..tasks import DATASETS, parse
-from ..tasks.limits import MAX_INT64, MAX_ROWS
 from .parsing import (
-    INT64,
     Parser,
     ascii_only,
-    ascii_word,
-    distinct,
     first_line,
     int_in,
-    ints_in,
-    nonnegative_float,
     nonnegative_int,
     once,
     output_folder,
-    positive_finite,
     prog,
     read_recipe,
     recipe_tokens,
@@ -51,47 +46,6 @@ EXAMPLES = """examples:
 """
 
 
-def _floats(text: str) -> tuple[float, ...]:
-    try:
-        return tuple(positive_finite(x) for x in text.split(","))
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated finite numbers > 0 such as 1e-3,1e-4, got {text!r}"
-        ) from None
-
-
-def _switch(text: str) -> bool:
-    """on/off (true/false, as a recipe's YAML booleans arrive)."""
-    value = str(text).strip().lower()
-    if value in ("on", "true", "yes", "1"):
-        return True
-    if value in ("off", "false", "no", "0"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected on or off, got {text!r}")
-
-
-def _fraction(text: str) -> float:
-    value = nonnegative_float(text)
-    if value >= 1:
-        raise argparse.ArgumentTypeError(
-            f"expected a fraction of the steps in [0, 1), got {text!r}")
-    return value
-
-
-# A flag's way of saying "none" where the preset sets a value (--max-grad-norm off).
-OFF = "off"
-
-
-def _norm_or_off(text: str) -> float | str:
-    return OFF if str(text).strip().lower() in (OFF, "none") else positive_finite(text)
-
-
-# Bounds of the numeric flags, each from what can be held: a row count a split can hold
-# (`rows`), an int64 column of the results tables, a search that never probes one N twice.
-steps = int_in(1, MAX_INT64, INT64)
-seeds = distinct(ints_in(0, MAX_INT64, INT64))
-
-
 def _length_range(text: str):
     from ..runner.lengths import LengthRange
 
@@ -102,23 +56,61 @@ def _length_range(text: str):
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _preset_default(field: str) -> str:
-    """'(default: the preset's: cpu 1500 (gpt2 5000), paper 250000)' for a budget field, with
-    the models a preset gives their own value in parentheses."""
-    def show(value):
-        if isinstance(value, tuple):
-            return ",".join(f"{v:g}" for v in value)
-        if isinstance(value, bool):
-            return "on" if value else "off"
-        return OFF if value is None else str(value) if isinstance(value, str) else f"{value:g}"
+def _show(value: Any) -> str:
+    """A setting's value as its flag is written: 1e-05, 0.001,0.0001, on, off."""
+    if isinstance(value, tuple):
+        return ",".join(f"{v:g}" for v in value)
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return OFF if value is None else value if isinstance(value, str) else f"{value:g}"
 
+
+def _presets(name: str) -> str:
+    """'cpu 1500 (gpt2 5000), paper 250000': a setting's value under each preset, with the
+    models a preset gives their own value in parentheses."""
     def preset(b) -> str:
-        own = ", ".join(f"{model} {show(fields[field])}"
-                        for model, fields in sorted(b.per_model.items()) if field in fields)
-        return show(getattr(b, field)) + (f" ({own})" if own else "")
+        own = ", ".join(f"{model} {_show(fields[name])}"
+                        for model, fields in sorted(b.per_model.items()) if name in fields)
+        return _show(getattr(b, name)) + (f" ({own})" if own else "")
 
-    values = ", ".join(f"{name} {preset(b)}" for name, b in sorted(BUDGETS.items()))
-    return f"(default: the preset's: {values})"
+    return ", ".join(f"{name_} {preset(b)}" for name_, b in sorted(BUDGETS.items()))
+
+
+def _default_text(setting: Setting) -> str:
+    """The "(default: ...)" of a setting's flag: its value, or each preset's where they set it."""
+    if setting.default_help is not None:
+        return setting.default_help.format(presets=_presets(setting.name))
+    by_model = any(setting.name in fields for b in BUDGETS.values()
+                   for fields in b.per_model.values())
+    if setting.presets or by_model:
+        return f"the preset's: {_presets(setting.name)}"
+    return _show(setting.default)
+
+
+def add_setting_flags(parser: argparse.ArgumentParser, group: str | None):
+    """The flags of the settings declared in help group ``group`` (`settings.GROUPS`)."""
+    where = parser if group is None else parser.add_argument_group(GROUPS[group])
+    for s in SETTINGS:
+        if s.option is None or s.group != group:
+            continue
+        text = f"{s.help} (default: {_default_text(s)})"
+        # No default: a flag not given is None, and the setting takes the preset's value.
+        if s.switch_to is not None:
+            where.add_argument(s.option, action="store_true", default=None, help=text)
+        else:
+            where.add_argument(s.option, type=s.parse, choices=s.choices, metavar=s.metavar,
+                               default=None, help=text)
+    return where
+
+
+def given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """{setting: value} of the settings given as flags (or by the recipe, the sweep's budget)."""
+    given = {}
+    for s in SETTINGS:
+        value = None if s.dest is None else getattr(args, s.dest)
+        if value is not None:
+            given[s.name] = value if s.switch_to is None else s.switch_to
+    return given
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -149,9 +141,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="budget and model sizes: cpu (tiny models, minutes), paper, or finetune "
                    "(the second study's fine-tuning: AdamW lr 1e-5, weight decay 0.01, warmup "
                    "15%%, batch 64, random position offsets; for pretrained: models)")
-    p.add_argument("--search", choices=MODES, default="refined",
-                   help="refined: bracket up by x4 from --n-start, then bisect in log space; "
-                   "paper: Algorithm 1 (divide by 1000 while N succeeds, then bisect)")
     p.add_argument("--kappa", action="store_true",
                    help="search N*_n for n = 2..L and N*_joint, then write kappa")
     # A string default goes through the type, so the default folder is checked as a given one.
@@ -179,75 +168,16 @@ def build_parser() -> argparse.ArgumentParser:
                    "changes no result, and no protocol)")
     p.add_argument("--no-search", action="store_true",
                    help="run only the --ood / --lengthgen checks, no N* search")
-    p.add_argument("--full-grid", action="store_true",
-                   help="train every run of a probe even after one has succeeded")
-    g = p.add_argument_group("budget (defaults from --preset)")
-    g.add_argument("--max-steps", type=steps,
-                   help=f"training steps per run {_preset_default('max_steps')}")
-    g.add_argument("--eval-every", type=steps,
-                   help=f"validation cadence in steps {_preset_default('eval_every')}")
-    g.add_argument("--batch-size", type=rows,
-                   help=f"examples per step {_preset_default('batch_size')}")
-    g.add_argument("--epsilon", type=positive_finite,
-                   help=f"a run succeeds below this validation loss {_preset_default('epsilon')}")
-    g.add_argument("--lrs", type=distinct(_floats),
-                   help=f"comma-separated learning rates {_preset_default('lrs')}")
-    g.add_argument("--seeds", type=seeds, help=f"comma-separated seeds {_preset_default('seeds')}")
-    g.add_argument("--early-failure", metavar="off|forecast|forecast-v1|STEPS", default=None,
-                   type=ascii_word,
-                   help="stop failing runs early: 'forecast' stops a run that has memorised "
-                   "its rows and whose validation loss cannot reach epsilon by the end of the "
-                   "budget at its pace, except at the probe of the whole training pool (changed "
-                   "no N* on the benchmark cells); 'forecast-v1' decides that probe too, as "
-                   "its first version did (it resumes folders made with it); STEPS stops a "
-                   "run whose best validation loss has not halved in STEPS steps; 'off' trains "
-                   "every run to its budget, as the paper does (default: the preset's: "
-                   + ", ".join(f"{name} {b.early_failure}" for name, b in sorted(BUDGETS.items()))
-                   + "; off under --search paper)")
-    g.add_argument("--weight-decay", type=nonnegative_float,
-                   help="AdamW's decoupled weight decay on every matrix (0: Adam) "
-                   f"{_preset_default('weight_decay')}")
-    g.add_argument("--warmup", type=_fraction, metavar="FRACTION",
-                   help="the fraction of the steps over which the learning rate rises from 0 "
-                   f"{_preset_default('warmup')}")
-    g.add_argument("--lr-schedule", choices=("constant", "linear"),
-                   help="after the warmup: constant, or linear down to 0 at the last step "
-                   f"{_preset_default('lr_schedule')}")
-    g.add_argument("--max-grad-norm", type=_norm_or_off, metavar="NORM|off",
-                   help=f"clip each run's gradient to this norm {_preset_default('max_grad_norm')}")
-    g.add_argument("--position-offsets", type=_switch, metavar="on|off",
-                   help="start each training row's positions at a random offset, so that "
-                   "positions up to the cell's longest split are trained, in models with "
-                   "learned absolute positions (GPT-2's family); others are unaffected "
-                   f"{_preset_default('position_offsets')}")
-    g.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
-                   help="the parameters' dtype while training (recorded in the protocol: it "
-                   "changes results)")
-    g.add_argument("--mixed-precision", choices=("no", "bf16", "fp16"), default=None,
-                   help="bf16: every forward under bfloat16 autocast (recorded in the "
-                   "protocol); fp16 is refused (no loss scaling) (default: "
-                   "ACCELERATE_MIXED_PRECISION, which `accelerate launch --mixed_precision` "
-                   "sets, else no)")
-    s = p.add_argument_group("search")
-    s.add_argument("--rtol", type=positive_finite, default=0.1,
-                   help="refined search: stop bisecting once hi/lo <= 1 + rtol")
-    s.add_argument("--n-start", type=rows,
-                   help=f"refined search: the first N probed {_preset_default('n_start')}")
-    s.add_argument("--n-max", type=rows,
-                   help="largest N probed (default: max_steps x batch size)")
-    s.add_argument("--max-search-steps", default=20, help="most probes per search",
-                   type=int_in(1, MAX_ROWS, "a search never probes one N twice, and N is a "
-                               "row count a split can hold"))
-    r = p.add_argument_group("run")
+    # The settings' flags, each read from its declaration (`settings.declared`).
+    add_setting_flags(p, None)
+    add_setting_flags(p, "budget")
+    add_setting_flags(p, "search")
+    r = add_setting_flags(p, "run")
     r.add_argument("--data-seed", type=nonnegative_int, default=0, help="seed of the cells' data")
-    r.add_argument("--device", default=None,
-                   help="cpu or cuda[:i] (default: cuda if present, else cpu)")
     r.add_argument("--threads", type=int_in(1, os.cpu_count() or 1, "this machine's cores"),
                    default=None,
                    help="torch threads per process on the CPU (default 1: on 2 cores, two "
                    "1-thread processes ran 2.9x the searches per hour of one 2-thread process)")
-    r.add_argument("--grid-mode", choices=("auto", "stacked", "sequential"), default="auto",
-                   help="auto stacks the grid into one model where that is faster")
     r.add_argument("--schedule", choices=SCHEDULES, default="dynamic",
                    help="with several processes: dynamic gives the next job to the first one "
                    "free (a counter in the launcher's rendezvous store); static gives each "
@@ -270,9 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _budget_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    """The flags a sweep file's 'budget:' may set: the budget and search groups."""
-    return [a for g in parser._action_groups if g.title in ("budget (defaults from --preset)",
-                                                            "search") for a in g._group_actions]
+    """The flags a sweep file's 'budget:' may set: the settings of `SWEEP_GROUPS`."""
+    keys = {s.dest for s in SETTINGS if s.option is not None and s.group in SWEEP_GROUPS}
+    return [a for a in parser._actions if a.dest in keys]
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
@@ -339,145 +269,129 @@ def check_results_folder(out: Path) -> None:
         raise ValueError(str(e)) from None
 
 
-def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):
-    """Validate everything before anything is written; errors go through parser.error.
+@dataclass(frozen=True)
+class Plan:
+    """What a launch asks to run, checked without torch: its jobs, their cells and models, and
+    the cells of each check."""
 
-    What can be checked without torch is checked first, so that those errors are fast."""
+    jobs: tuple
+    cells: tuple
+    models: tuple[str, ...]
+    ood_cells: tuple = ()
+    lengthgen_cells: tuple = ()
+
+
+def plan_from_args(args: argparse.Namespace) -> Plan:
+    """The launch's `Plan`, or ValueError in one line naming the flag at fault; no torch."""
     from ..models.registry import check_model_name
     from ..runner.job import plan_jobs
     from ..runner.sweep import load_sweep
 
-    budget = BUDGETS[args.preset]
     if (args.sweep is None) == (args.dataset is None or args.config is None):
-        parser.error("give either --dataset and --config, or --sweep FILE")
-    try:
-        if args.sweep is not None:
-            sweep = load_sweep(args.sweep, args.data_seed)
-            jobs, cells = sweep.jobs, list(dict.fromkeys(j.cell for j in sweep.jobs))
-        else:
-            cells = [parse(args.dataset, name) for name in args.config]
-            once("--config", args.config, cells)
-            once("--model", args.model)
-            jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed,
-                             search=not args.no_search)
-            sweep = None
-        if not jobs:
-            raise ValueError("nothing to run: the cells and models given make no job")
-        models = list(dict.fromkeys(j.model for j in jobs))
-        for model in models:
-            check_model_name(model)
-        check_available(args.report_to)
-        check_results_folder(args.out)
-        if args.device is not None:
-            check_device(args.device)
-    except ValueError as e:
-        parser.error(str(e))
+        raise ValueError("give either --dataset and --config, or --sweep FILE")
+    sweep = None
+    if args.sweep is not None:
+        sweep = load_sweep(args.sweep, args.data_seed)
+        jobs = sweep.jobs
+        cells = jobs_cells(jobs)
+    else:
+        cells = [parse(args.dataset, name) for name in args.config]
+        once("--config", args.config, cells)
+        once("--model", args.model)
+        jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed,
+                         search=not args.no_search)
+    if not jobs:
+        raise ValueError("nothing to run: the cells and models given make no job")
+    models = tuple(dict.fromkeys(j.model for j in jobs))
+    for model in models:
+        check_model_name(model)
+    check_available(args.report_to)
+    check_results_folder(args.out)
+    if args.device is not None:
+        check_device(args.device)
     if args.push_checkpoints and not args.push_to_hub:
-        parser.error("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
-    if args.no_search and args.ood is None and args.lengthgen is None and args.sweep is None:
-        parser.error("--no-search leaves nothing to run: add --ood or --lengthgen")
-    lengthgen_cells = (tuple(cells) if args.lengthgen is not None
-                       else sweep.lengthgen_cells if sweep is not None else ())
-    if args.test_lengths is not None:
-        if not lengthgen_cells:
-            parser.error("--test-lengths sets the lengths the length-generalisation check "
-                         "scores: add --lengthgen")
-        try:
-            for cell in lengthgen_cells:
-                args.test_lengths.lengths(cell)
-        except ValueError as e:
-            parser.error(str(e))
-    if args.keep_checkpoints and args.lengthgen is None and not (
-            sweep is not None and sweep.lengthgen_cells):
-        parser.error("--keep-checkpoints keeps the models of the length-generalisation "
-                     "checks: add --lengthgen")
-    ood_cells = (tuple(cells) if args.ood is not None
-                 else sweep.ood_cells if sweep is not None else ())
-    no_ood = sorted({f"{c.dataset}/{c}" for c in ood_cells if not c.OOD_CHECK})
+        raise ValueError("--push-checkpoints needs --push-to-hub ORG/REPO (the repos' prefix)")
+    if args.no_search and args.ood is None and args.lengthgen is None and sweep is None:
+        raise ValueError("--no-search leaves nothing to run: add --ood or --lengthgen")
+    checked = {flag: (tuple(cells) if getattr(args, flag) is not None
+                      else getattr(sweep, f"{flag}_cells") if sweep is not None else ())
+               for flag in ("ood", "lengthgen")}
+    check_lengthgen(args, checked["lengthgen"])
+    no_ood = sorted({f"{c.dataset}/{c}" for c in checked["ood"] if not c.OOD_CHECK})
     if no_ood:
-        parser.error(f"the OOD check (length 2L, normalised state accuracy) is the word "
-                     f"problems'; {', '.join(no_ood)}: use --lengthgen")
+        raise ValueError(f"the OOD check (length 2L, normalised state accuracy) is the word "
+                         f"problems'; {', '.join(no_ood)}: use --lengthgen")
+    return Plan(tuple(jobs), tuple(cells), models, checked["ood"], checked["lengthgen"])
 
-    # What needs torch or transformers: the models' configs, the device, the settings.
-    import torch
 
+def check_lengthgen(args: argparse.Namespace, cells) -> None:
+    """ValueError if a length-generalisation flag is given without the check, or
+    --test-lengths names lengths a cell of the check cannot have."""
+    if args.test_lengths is not None:
+        if not cells:
+            raise ValueError("--test-lengths sets the lengths the length-generalisation check "
+                             "scores: add --lengthgen")
+        for cell in cells:
+            args.test_lengths.lengths(cell)
+    if args.keep_checkpoints and not cells:
+        raise ValueError("--keep-checkpoints keeps the models of the length-generalisation "
+                         "checks: add --lengthgen")
+
+
+def model_configs(plan: Plan, model_preset: str) -> dict:
+    """{model: config} at the first cell's vocabulary; ValueError, one line, for a model whose
+    config cannot be had, or whose tokenizer lacks a cell's tokens (a pretrained model)."""
     from ..models import build_config
-    from ..runner.run import Campaign, token_map
-    from ..training import TrainSettings
-    from ..training.early import parse_early_failure
+    from ..runner.run import token_map
 
     configs = {}
+    for model in plan.models:
+        try:
+            config = configs[model] = build_config(model, plan.cells[0].vocab, model_preset)
+            for cell in jobs_cells(j for j in plan.jobs if j.model == model):
+                token_map(model, cell, config)
+        except OSError as e:
+            # An hf: or pretrained: path or Hub id with no config there.
+            why = first_line(e)
+            raise ValueError(f"--model {why}" if why.startswith(model)
+                             else f"--model {model}: {why}") from None
+    return configs
+
+
+def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):
+    """The `Campaign` the arguments ask for, everything checked before anything is written;
+    errors go through parser.error.
+
+    What can be checked without torch is checked first (`plan_from_args`), so that those
+    errors are fast; then the settings are resolved (`campaign_settings`) and the models'
+    configs built, once each."""
+    from ..runner.settings import campaign_settings
+
+    budget = BUDGETS[args.preset]
     try:
-        for model in models:
-            try:
-                config = configs[model] = build_config(model, cells[0].vocab,
-                                                       budget.model_preset)
-                # A pretrained model's tokenizer must carry every cell's tokens.
-                for cell in dict.fromkeys(j.cell for j in jobs if j.model == model):
-                    token_map(model, cell, config)
-            except OSError as e:
-                # An hf: or pretrained: path or Hub id with no config there.
-                why = first_line(e)
-                raise ValueError(f"--model {why}" if why.startswith(model)
-                                 else f"--model {model}: {why}") from None
-        device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        def pick(flag: str):
-            value = getattr(args, flag)
-            return getattr(budget, flag) if value is None else value
-
-        train = TrainSettings(
-            max_steps=pick("max_steps"), batch_size=pick("batch_size"),
-            eval_every=pick("eval_every"), epsilon=pick("epsilon"), lrs=pick("lrs"),
-            seeds=pick("seeds"),
-            stop_on_first_success=not args.full_grid,
-            early_failure=parse_early_failure(
-                args.early_failure if args.early_failure is not None
-                else "off" if args.search == "paper" else budget.early_failure),
-            device=device, grid_mode=args.grid_mode, dtype=args.dtype,
-            mixed_precision=(args.mixed_precision
-                             or os.environ.get("ACCELERATE_MIXED_PRECISION", "no")).lower(),
-            weight_decay=pick("weight_decay"), warmup=pick("warmup"),
-            lr_schedule=pick("lr_schedule"),
-            max_grad_norm=None if pick("max_grad_norm") == OFF else pick("max_grad_norm"),
-            position_offsets=pick("position_offsets"),
-            eval_batch_size=budget.eval_batch_size,
-        )
-        def search_of(settings: TrainSettings) -> SearchSettings:
-            n_max = settings.max_steps * settings.batch_size if args.n_max is None else args.n_max
-            if args.search == "refined" and pick("n_start") > n_max:
-                given = "" if args.n_max is not None else " (max steps x batch size)"
-                raise ValueError(f"--n-start {pick('n_start')} exceeds --n-max {n_max}{given}: "
-                                 "the refined search starts at or below the largest N probed")
-            return SearchSettings(
-                mode=args.search, max_search_steps=args.max_search_steps, n_max=n_max,
-                n_start=pick("n_start"), rtol=args.rtol)
-
-        search = search_of(train)
-        # The models the preset has always set apart (in or out of this campaign, so that a
-        # published folder's protocol does not depend on which of them a launch names), and
-        # every other model named here at its own budget; flags win over both.
-        by_model = {}
-        for model, fields in budget.per_model_for(models).items():
-            own = dataclasses.replace(train, **{k: v for k, v in fields.items()
-                                               if getattr(args, k) is None})
-            if own != train:
-                by_model[model] = (own, search_of(own))
-        check_memory(jobs, configs, {m: by_model.get(m, (train,))[0] for m in models},
+        plan = plan_from_args(args)
+        # What needs torch or transformers: the settings objects, the models' configs.
+        settings = campaign_settings(given_settings(args), args.preset, plan.models)
+        configs = model_configs(plan, budget.model_preset)
+        check_memory(plan.jobs, configs,
+                     {m: settings.by_model.get(m, (settings.train,))[0] for m in plan.models},
                      [("--n-max", args.n_max, None), ("--n-start", args.n_start, None),
-                      ("--ood", args.ood, ood_cells), ("--lengthgen", args.lengthgen,
-                                                       lengthgen_cells)])
+                      ("--ood", args.ood, plan.ood_cells),
+                      ("--lengthgen", args.lengthgen, plan.lengthgen_cells)])
     except ValueError as e:
         parser.error(str(e))
-    return Campaign(tuple(jobs), train, search, budget.model_preset, args.out,
+    from ..runner.run import Campaign
+
+    return Campaign(plan.jobs, settings.train, settings.search, budget.model_preset, args.out,
                     force=args.force, progress=not args.no_progress,
-                    ood_cells=ood_cells, ood_n=args.ood or None,
-                    lengthgen_cells=lengthgen_cells, lengthgen_n=args.lengthgen or None,
+                    ood_cells=plan.ood_cells, ood_n=args.ood or None,
+                    lengthgen_cells=plan.lengthgen_cells, lengthgen_n=args.lengthgen or None,
                     test_lengths=args.test_lengths,
                     keep_checkpoints=args.keep_checkpoints,
                     checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
                     checkpoints_of=args.push_checkpoints or "nstar",
                     report_to=tuple(args.report_to), logging_dir=args.logging_dir,
-                    schedule=args.schedule, by_model=by_model)
+                    schedule=args.schedule, by_model=settings.by_model)
 
 
 def check_memory(jobs, configs, settings, sizes) -> None:

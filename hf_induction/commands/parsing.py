@@ -4,14 +4,31 @@ YAML recipes whose keys are the flags."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..tasks.limits import MAX_INT64, MAX_ROWS, ROWS_WHY
+# The value types (each an argparse type whose error states its bound) belong to the
+# settings, which declare them; the commands take them from there.
+from ..settings.values import (
+    INT64,
+    ascii_only,
+    ascii_word,
+    distinct,
+    int_in,
+    ints_in,
+    nonnegative_float,
+    nonnegative_int,
+    positive_finite,
+    rows,
+)
+
+__all__ = ["INT64", "HelpFormatter", "Parser", "ascii_only", "ascii_word", "distinct",
+           "first_line", "int_in", "ints_in", "nonnegative_float", "nonnegative_int", "once",
+           "output_folder", "positive_finite", "prog", "read_recipe", "recipe_tokens",
+           "repo_id", "rows"]
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -113,70 +130,6 @@ def read_recipe(path: Path) -> dict[str, Any]:
     return data
 
 
-# -- argparse types: each checks one value at parse time, before anything is imported or written.
-
-def ascii_only(text: str) -> str:
-    """``text`` if it is ASCII, else ValueError: int() and float() read a full-width or
-    Arabic-Indic digit as its ASCII one, and a number or name must be spelled as recorded."""
-    text = str(text)
-    if not text.isascii():
-        raise ValueError(f"{text!r} is not ASCII")
-    return text
-
-
-def ascii_word(text: str) -> str:
-    """An argparse type: ``text``, refused in one line if it is not ASCII (`ascii_only`)."""
-    try:
-        return ascii_only(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"{e}; write it in ASCII") from None
-
-
-def int_in(low: int, high: int, why: str):
-    """An argparse type: an integer in low..high. The error names the value and the bound, and,
-    above ``high``, ``why`` (what the bound follows from)."""
-    def check(text: str) -> int:
-        try:
-            value = int(ascii_only(text))
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"expected an integer in {low}..{high}, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
-        if value > high:
-            raise argparse.ArgumentTypeError(f"{value} exceeds {high} ({why})")
-        return value
-
-    check.__name__ = f"integer in {low}..{high}"
-    return check
-
-
-def ints_in(low: int, high: int, why: str):
-    """An argparse type: comma-separated integers, each in low..high (as `int_in`)."""
-    one = int_in(low, high, why)
-
-    def check(text: str) -> tuple[int, ...]:
-        return tuple(one(x.strip()) for x in text.split(","))
-
-    check.__name__ = f"comma-separated integers in {low}..{high}"
-    return check
-
-
-def distinct(parse):
-    """An argparse type: ``parse``'s comma-separated values, refused if one comes twice (each
-    value of a grid is one run; a repeat is a typing slip, not a second run)."""
-    def check(text: str) -> tuple:
-        values = parse(text)
-        twice = list(dict.fromkeys(v for v in values if values.count(v) > 1))
-        if twice:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} gives {', '.join(f'{v:g}' for v in twice)} more than once")
-        return values
-
-    check.__name__ = parse.__name__
-    return check
-
-
 def once(flag: str, names, keys=None) -> None:
     """ValueError, one line, if two of ``names`` (or, when given, their ``keys``: the cells
     they parse to) are the same: ``acot_L5`` and ``acot_L5_m5`` name one cell."""
@@ -187,31 +140,6 @@ def once(flag: str, names, keys=None) -> None:
             again = list(names)[i]
             same = "twice" if first == again else f"twice ({first} and {again} are one)"
             raise ValueError(f"{flag} names {again} {same}; give each once")
-
-
-INT64 = "the results tables hold int64"
-nonnegative_int = int_in(0, MAX_INT64, INT64)
-# A size asked of a split (rows to train on, a batch): 0 is no size.
-rows = int_in(1, MAX_ROWS, f"a split holds at most this many rows: {ROWS_WHY}")
-
-
-def _finite_number(text: str, zero_allowed: bool) -> float:
-    bound = ">= 0" if zero_allowed else "> 0"
-    try:
-        value = float(ascii_only(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number {bound}, got {text!r}") from None
-    if not (math.isfinite(value) and (value >= 0 if zero_allowed else value > 0)):
-        raise argparse.ArgumentTypeError(f"expected a finite number {bound}, got {text!r}")
-    return value
-
-
-def nonnegative_float(text: str) -> float:
-    return _finite_number(text, zero_allowed=True)
-
-
-def positive_finite(text: str) -> float:
-    return _finite_number(text, zero_allowed=False)
 
 
 def output_folder(text: str) -> Path:

@@ -1,4 +1,6 @@
-"""Named budgets: the model preset, the step budget and the grid Φ a search runs under.
+"""Named budgets: the model preset, and the models that train at their own budget, of each
+``--preset``. The value of each setting under a preset is declared with the setting
+(`settings.declared`); `Budget` reads it there.
 
 Under the cpu preset each model trains at its own budget (`ModelSpec.cpu_budget`, in its
 folder or spec module); a flag given on the command line wins over it, and it over the
@@ -11,26 +13,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models.registry import cpu_budget
+from ..settings import SETTINGS
+
+_BY_NAME = {s.name: s for s in SETTINGS}
 
 
 @dataclass(frozen=True)
 class Budget:
-    """What ``--preset`` selects; every field can be overridden on the command line."""
+    """What ``--preset`` selects; every setting it gives can be overridden on the command line.
 
+    ``budget.max_steps`` (any setting's name) is the setting's value under this preset."""
+
+    name: str
     model_preset: str
-    max_steps: int
-    eval_every: int
-    lrs: tuple[float, ...]
-    seeds: tuple[int, ...]
-    batch_size: int = 64
-    epsilon: float = 1e-4
-    # Refined search starts here; the paper's Algorithm 1 ignores it.
-    n_start: int = 16
-    # The early-failure rule (`training.early.parse_early_failure`); "off" trains every run
-    # to its budget, as the paper does.
-    early_failure: str = "off"
-    # Each model trains at its own CPU budget (`registry.cpu_budget`) in place of
-    # max_steps, eval_every and lrs above.
+    # Each model trains at its own CPU budget (`registry.cpu_budget`) in place of the
+    # preset's max_steps, eval_every and lrs.
     own_model_budgets: bool = False
     # The models whose own budgets every protocol of this preset records, whichever models a
     # launch names, so that launches naming other models share one results folder. The
@@ -38,16 +35,16 @@ class Budget:
     # exactly these three; a model given a budget of its own later is recorded when a launch
     # names it (`per_model_for`), so that those folders still resume.
     recorded_models: tuple[str, ...] = ()
-    # The optimizer (`TrainSettings`): at these defaults, Adam at a constant rate.
-    weight_decay: float = 0.0
-    warmup: float = 0.0
-    lr_schedule: str = "constant"
-    max_grad_norm: float | None = None
-    # Random position offsets in training, for models with absolute positions.
-    position_offsets: bool = False
-    # Validation rows per forward (not part of the protocol): a pretrained model's logits
-    # over its whole vocabulary are large.
-    eval_batch_size: int = 256
+
+    def __getattr__(self, name: str) -> Any:
+        # Only missing attributes arrive here: the settings' names.
+        if name not in _BY_NAME:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+        return _BY_NAME[name].under(self.name)
+
+    def values(self) -> dict[str, Any]:
+        """{setting: value} under this preset."""
+        return {name: s.under(self.name) for name, s in _BY_NAME.items()}
 
     def model_fields(self, model: str) -> dict[str, Any]:
         """{field: value} of `spec.BUDGET_FIELDS` the model trains with in place of this budget's
@@ -68,21 +65,16 @@ class Budget:
 
 BUDGETS: dict[str, Budget] = {
     # The paper: 250,000 Adam steps at batch 64, lr {1e-3, 1e-4, 1e-5} x seed {10..50}.
-    "paper": Budget("paper", 250_000, 1000, (1e-3, 1e-4, 1e-5), (10, 20, 30, 40, 50)),
+    "paper": Budget("paper", "paper"),
     # A CPU-sized budget, the default: the tiny models at their own rates and paces (each
-    # model's spec says why its values); these are the Dense-SSM's, and a 2 x 2 grid keeps a
-    # kappa table to minutes.
-    # The forecast rule changed no N* on the 13 benchmark cells and cut their steps 2.15x
-    # (docs/benchmarks.md, early decisions).
-    "cpu": Budget("tiny", 1500, 50, (3e-2, 1e-2), (10, 20), n_start=8,
-                  early_failure="forecast", own_model_budgets=True,
+    # model's spec says why its values); the preset's own are the Dense-SSM's, and a 2 x 2
+    # grid keeps a kappa table to minutes.
+    "cpu": Budget("cpu", "tiny", own_model_budgets=True,
                   recorded_models=("gpt2", "lstm", "mamba")),
     # Fine-tuning a pretrained model (--model pretrained:PATH), as the second study fine-tuned
     # GPT-2 1.5B: AdamW at lr 1e-5, weight decay 0.01, a linear warmup over 15% of the steps
     # then a linear decay (the Trainer's schedule), gradients clipped at 1.0, batch 64, and
     # absolute positions trained from random offsets. Ours: 3,000 steps (the study trained 15
     # epochs of its set), evaluated every 250, three seeds, validation 16 rows a forward.
-    "finetune": Budget("paper", 3000, 250, (1e-5,), (10, 20, 30), weight_decay=0.01,
-                       warmup=0.15, lr_schedule="linear", max_grad_norm=1.0,
-                       position_offsets=True, eval_batch_size=16),
+    "finetune": Budget("finetune", "paper"),
 }

@@ -30,6 +30,7 @@ from ..results import (
 from ..results.checkpoints import checkpoints_dir
 from ..results.rows import DIVERGED_ENDS
 from ..search import ProbeOutcome, SearchSettings, run_search
+from ..settings import SEARCH, TRAINING, protocol_record
 from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, train_pool_size
 from ..training import TrainSettings
 from .checkpoints import push_winners
@@ -41,34 +42,15 @@ from .probe import JournalProbe, TrainPool
 from .schedule import my_jobs
 from .tracking import Trackers
 
-# Training settings a protocol leaves out at these values (those of every folder before them).
-PLAIN_TRAINING = {"weight_decay": 0.0, "warmup": 0.0, "lr_schedule": "constant",
-                  "max_grad_norm": None, "position_offsets": False}
+
+def train_protocol(settings: TrainSettings) -> dict:
+    """The training settings as a protocol records them (`Setting.protocol_record`)."""
+    return protocol_record(TRAINING, asdict(settings))
 
 
-def _train_protocol(settings: TrainSettings) -> dict:
-    """The training settings as a protocol records them."""
-    train = asdict(settings)
-    # Where and how the grid is computed does not change what it computes.
-    for key in ("device", "grid_mode", "eval_batch_size"):
-        train.pop(key)
-    # The optimizer's and the positions' settings are recorded where they differ from plain
-    # Adam at 0-based positions, so that every folder made before they existed keeps its hash.
-    for key, plain in PLAIN_TRAINING.items():
-        if train[key] == plain:
-            train.pop(key)
-    rule = train.pop("early_failure")
-    if rule is None or rule["name"] == "patience":
-        # Folders made before the rules were objects recorded no rule, or the patience
-        # window, as these two keys: written the same way, they keep their protocol hash
-        # and so resume.
-        train["patience_steps"] = rule and rule["window"]
-        train["min_improvement"] = rule["min_improvement"] if rule else 0.5
-    else:
-        if rule["name"] == "forecast" and rule["whole_pool"]:
-            del rule["whole_pool"]  # its first version, recorded so before it had the field
-        train["early_failure"] = rule
-    return train
+def search_protocol(settings: SearchSettings) -> dict:
+    """The search settings as a protocol records them."""
+    return protocol_record(SEARCH, asdict(settings))
 
 
 @dataclass(frozen=True)
@@ -80,7 +62,6 @@ class Campaign:
     search: SearchSettings
     model_preset: str
     out: Path
-    model_overrides: dict = field(default_factory=dict)
     force: bool = False
     progress: bool = True
     # Cells whose best run at size ood_n (None: the largest the budget and pool allow) is
@@ -120,13 +101,13 @@ class Campaign:
 
         A model with settings of its own adds ``by_model: {model: {"train": ..., "search":
         ...}}``, only what differs; without any, the protocol is what it always was."""
-        protocol = {"train": _train_protocol(self.train), "search": self.search.to_dict(),
+        protocol = {"train": train_protocol(self.train), "search": search_protocol(self.search),
                     "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION}
         by_model = {}
         for model, (train, search) in sorted(self.by_model.items()):
             differs = {part: {k: v for k, v in mine.items() if protocol[part].get(k) != v}
-                       for part, mine in (("train", _train_protocol(train)),
-                                          ("search", search.to_dict()))}
+                       for part, mine in (("train", train_protocol(train)),
+                                          ("search", search_protocol(search)))}
             if own := {part: d for part, d in differs.items() if d}:
                 by_model[model] = own
         if by_model:
@@ -158,8 +139,7 @@ def _hardware(device: str) -> str:
 
 def model_config(job: SearchJob, campaign: Campaign):
     """The config of the job's model: the campaign's preset at the cell's vocabulary."""
-    return build_config(job.model, job.cell.vocab, campaign.model_preset,
-                        **campaign.model_overrides)
+    return build_config(job.model, job.cell.vocab, campaign.model_preset)
 
 
 def token_map(model: str, cell: TaskCell, config) -> TokenMap:

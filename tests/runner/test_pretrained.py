@@ -173,10 +173,14 @@ def test_a_cell_the_tokenizer_cannot_carry_is_refused_before_training(checkpoint
 
 def test_settings_keep_the_plain_protocol_for_existing_folders():
     # Plain Adam at 0-based positions is recorded as before: an old folder's hash holds.
-    from hf_induction.runner.run import PLAIN_TRAINING, _train_protocol
+    from hf_induction.runner.run import train_protocol
+    from hf_induction.settings import ALWAYS, TRAINING
     from hf_induction.training import TrainSettings
 
     plain = TrainSettings(max_steps=10)
-    assert not set(PLAIN_TRAINING) & set(_train_protocol(plain))
-    tuned = _train_protocol(dataclasses.replace(plain, weight_decay=0.01, warmup=0.15))
+    later = {s.name for s in TRAINING if s.plain is not ALWAYS}
+    assert later >= {"weight_decay", "warmup", "lr_schedule", "max_grad_norm",
+                     "position_offsets"}
+    assert not later & set(train_protocol(plain))
+    tuned = train_protocol(dataclasses.replace(plain, weight_decay=0.01, warmup=0.15))
     assert tuned["weight_decay"] == 0.01 and tuned["warmup"] == 0.15

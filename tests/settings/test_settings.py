@@ -1,0 +1,101 @@
+"""Each setting is declared once: its settings object's field, its flag and recipe key, its
+value under each preset and its protocol record all come from the declaration."""
+
+import dataclasses
+import subprocess
+import sys
+
+import pytest
+
+from hf_induction.settings import ALWAYS, SEARCH, SETTINGS, SWEEP_GROUPS, TRAINING, resolve
+from tests.runner.helpers import env
+
+
+def test_every_field_of_the_settings_objects_is_declared_once():
+    from hf_induction.search import SearchSettings
+    from hf_induction.training import TrainSettings
+
+    names = [s.name for s in SETTINGS]
+    assert len(names) == len(set(names))
+    assert {f.name for f in dataclasses.fields(TrainSettings)} == {s.name for s in TRAINING}
+    assert {f.name for f in dataclasses.fields(SearchSettings)} == {s.name for s in SEARCH}
+
+
+def test_the_presets_are_read_from_the_declarations():
+    from hf_induction.runner.budgets import BUDGETS
+
+    named = {preset for s in SETTINGS for preset in s.presets}
+    assert named <= set(BUDGETS)
+    # The paper's budget: 250,000 Adam steps at batch 64, lr {1e-3, 1e-4, 1e-5} x seed {10..50},
+    # ε = 1e-4, every run to its budget.
+    paper = BUDGETS["paper"]
+    assert (paper.max_steps, paper.eval_every, paper.batch_size, paper.epsilon) == (
+        250_000, 1000, 64, 1e-4)
+    assert paper.lrs == (1e-3, 1e-4, 1e-5) and paper.seeds == (10, 20, 30, 40, 50)
+    assert (paper.early_failure, paper.weight_decay, paper.max_grad_norm) == ("off", 0.0, None)
+    finetune = BUDGETS["finetune"]
+    assert (finetune.lrs, finetune.weight_decay, finetune.warmup, finetune.lr_schedule,
+            finetune.max_grad_norm, finetune.position_offsets, finetune.eval_batch_size) == (
+        (1e-5,), 0.01, 0.15, "linear", 1.0, True, 16)
+    assert BUDGETS["cpu"].values()["n_start"] == 8
+    with pytest.raises(AttributeError, match="no attribute 'max_step'"):
+        _ = paper.max_step
+
+
+def test_the_flags_and_the_sweep_keys_are_the_declared_settings():
+    import argparse
+
+    from hf_induction.commands.nstar import _budget_actions, build_parser
+
+    parser = build_parser()
+    flags = {a.option_strings[0]: a for a in parser._actions if a.option_strings}
+    declared = [s for s in SETTINGS if s.option is not None]
+    assert all(s.option in flags and flags[s.option].dest == s.dest for s in declared)
+    # The settings without a flag: set by the preset, or the search's constants.
+    assert {s.name for s in SETTINGS if s.option is None} == {
+        "eval_batch_size", "midpoint", "factor", "growth"}
+    sweep_keys = {a.dest for a in _budget_actions(parser)}
+    assert sweep_keys == {s.dest for s in declared if s.group in SWEEP_GROUPS}
+    assert {"max_steps", "lrs", "rtol", "n_max"} <= sweep_keys
+    assert not {"device", "full_grid", "search", "out"} & sweep_keys
+    assert isinstance(flags["--full-grid"], argparse._StoreTrueAction)
+
+
+def test_a_value_given_wins_over_the_models_own_over_the_preset():
+    values = resolve(SETTINGS, "cpu", {"lrs": (1e-3,)}, own={"lrs": (5e-3,), "max_steps": 40})
+    assert values["lrs"] == (1e-3,) and values["max_steps"] == 40
+    # n_max follows the resolved budget unless given; the paper's search trains every run.
+    assert values["n_max"] == 40 * 64 and values["early_failure"] == "forecast"
+    paper = resolve(SETTINGS, "cpu", {"mode": "paper", "n_max": 7})
+    assert paper["n_max"] == 7 and paper["early_failure"] == "off"
+    given = resolve(SETTINGS, "cpu", {"mode": "paper", "early_failure": "500"})
+    assert given["early_failure"] == "500"
+
+
+def test_a_setting_added_later_is_recorded_only_away_from_its_plain_value():
+    later = [s for s in TRAINING if s.plain is not ALWAYS]
+    assert later
+    for s in later:
+        assert s.protocol_record(s.plain) == {}
+    warmup = next(s for s in TRAINING if s.name == "warmup")
+    assert warmup.protocol_record(0.15) == {"warmup": 0.15}
+    device = next(s for s in TRAINING if s.name == "device")
+    assert device.protocol_record("cuda") == {}
+
+
+def test_the_command_line_is_parsed_and_its_settings_resolved_without_torch(tmp_path):
+    code = (
+        "import sys\n"
+        "from hf_induction.commands.nstar import build_parser, given_settings, parse_args, "
+        "plan_from_args\n"
+        "from hf_induction.settings import SETTINGS, resolve\n"
+        "parser = build_parser()\n"
+        f"args = parse_args(parser, ['--dataset', 'modadd', '--config', 'acot_L4_m3', "
+        f"'--model', 'lstm', 'gpt2', '--lrs', '1e-3', '--out', {str(tmp_path / 'o')!r}])\n"
+        "plan = plan_from_args(args)\n"
+        "values = resolve(SETTINGS, args.preset, given_settings(args))\n"
+        "assert values['lrs'] == (1e-3,) and len(plan.jobs) == 2\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'transformers')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
