@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import tasks
 from ..models import PRESETS, build_config, model_config_hash
+from ..models.registry import model_spec
 from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
 from ..results.render import (
     LENGTHGEN_TABLE_COLUMNS,
@@ -187,8 +188,12 @@ def deviations(protocol: dict, rows: Sequence[NstarRow]) -> list[str]:
 
 
 def _sizes(preset: str, model: str) -> str:
-    return ", ".join(f"{k}={v}" for k, v in PRESETS[preset][model].items()
-                     if k != "activation_function")
+    try:
+        sizes = model_spec(model).presets[preset]
+    except ValueError:
+        # A model from outside the package whose spec cannot be imported where the report runs.
+        return "its spec not importable here"
+    return ", ".join(f"{k}={v}" for k, v in sizes.items() if k != "activation_function")
 
 
 def table(columns: Sequence[str], lines: Sequence[dict[str, str]]) -> str:

@@ -60,6 +60,12 @@ def test_an_outside_model_trains_through_nstar(site, form, tmp_path):
     vocab = parse("modadd", "acot_L4_m3").vocab
     assert row["model"] == name
     assert row["model_config_hash"] == model_config_hash(build_config(name, vocab, "tiny"))
+    # The report reads the model's sizes from its spec, as for one of ours.
+    report = tmp_path / "report"
+    done = run_command(["report", str(out), "--out", str(report)])
+    assert done.returncode == 0, done.stderr
+    assert (f"{name}: preset tiny (hidden_size=16) instead of the paper's (hidden_size=64)"
+            in (report / "tables.md").read_text())
 
 
 def test_an_outside_models_rows_never_share_a_key_with_ours(site, tmp_path):
