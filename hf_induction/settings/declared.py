@@ -120,8 +120,10 @@ TRAINING: tuple[Setting, ...] = (
             default="auto", recorded=False, group="run",
             choices=("auto", "stacked", "sequential")),
     # A pretrained model's logits over its whole vocabulary are large.
-    Setting("eval_batch_size", "train", "validation rows per forward", default=256,
-            presets={"finetune": 16}, recorded=False, flag=None),
+    Setting("eval_batch_size", "train",
+            "validation rows per forward (per run when the grid is stacked): less memory, "
+            "the same losses", rows, default=256, presets={"finetune": 16}, recorded=False,
+            group="run"),
 )
 
 SEARCH: tuple[Setting, ...] = (

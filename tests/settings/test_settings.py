@@ -52,8 +52,7 @@ def test_the_flags_and_the_sweep_keys_are_the_declared_settings():
     declared = [s for s in SETTINGS if s.option is not None]
     assert all(s.option in flags and flags[s.option].dest == s.dest for s in declared)
     # The settings without a flag: set by the preset, or the search's constants.
-    assert {s.name for s in SETTINGS if s.option is None} == {
-        "eval_batch_size", "midpoint", "factor", "growth"}
+    assert {s.name for s in SETTINGS if s.option is None} == {"midpoint", "factor", "growth"}
     sweep_keys = {a.dest for a in _budget_actions(parser)}
     assert sweep_keys == {s.dest for s in declared if s.group in SWEEP_GROUPS}
     assert {"max_steps", "lrs", "rtol", "n_max"} <= sweep_keys
@@ -99,3 +98,17 @@ def test_the_command_line_is_parsed_and_its_settings_resolved_without_torch(tmp_
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env())
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_setting_outside_the_protocol_is_set_by_its_flag_and_changes_no_hash(tmp_path):
+    from hf_induction.commands.nstar import build_parser, campaign_from_args, parse_args
+
+    parser = build_parser()
+    base = ["--dataset", "modadd", "--config", "acot_L4_m3", "--preset", "finetune",
+            "--out", str(tmp_path / "o")]
+    preset = campaign_from_args(parse_args(parser, base), parser)
+    given = campaign_from_args(parse_args(parser, [*base, "--eval-batch-size", "4"]), parser)
+    assert (preset.train.eval_batch_size, given.train.eval_batch_size) == (16, 4)
+    assert given.protocol() == preset.protocol()
+    assert "(default: the preset's: cpu 256, finetune 16, paper 256)" in next(
+        a.help for a in parser._actions if a.dest == "eval_batch_size")
