@@ -6,6 +6,10 @@ Each model is described by its `SPEC` (its folder's ``__init__``, or a spec modu
 transformers model) and listed by one line in `registry.py`. Importing `build_model`
 registers our models with the Auto classes. The names, presets and specs load without torch,
 so that a command line can check its arguments first.
+
+A model of one's own is a `ModelSpec` (with its `CpuBudget`) in one's own package, found by
+entry point, or named as ``path/to/file.py:NAME`` or ``module:NAME`` (`registry.py`);
+`hf_induction.training.contract.check_model` checks it does what the trainer asks.
 """
 
 from __future__ import annotations
@@ -13,14 +17,16 @@ from __future__ import annotations
 import importlib
 
 from .presets import PRESETS
-from .registry import MODEL_NAMES, SPECS
+from .registry import MODEL_NAMES, SPECS, model_names, model_spec
+from .spec import CpuBudget, ModelSpec
 
 _LAZY = {
     "build_config": "build", "build_model": "build", "model_config_hash": "build",
     "model_factory": "build", "vocabulary": "build",
 }
 
-__all__ = ["MODEL_NAMES", "PRESETS", "SPECS", *_LAZY]
+__all__ = ["MODEL_NAMES", "PRESETS", "SPECS", "CpuBudget", "ModelSpec", "model_names",
+           "model_spec", *_LAZY]
 
 
 def __getattr__(name: str):

@@ -90,7 +90,7 @@ class BrokenForCausalLM(GRUForCausalLM):
 '''
 
 SPECS = '''
-from hf_induction.models.spec import CpuBudget, ModelSpec
+from hf_induction.models import CpuBudget, ModelSpec
 
 PRESETS = {{"paper": {{"hidden_size": 64}}, "tiny": {{"hidden_size": 16}}}}
 BUDGET = CpuBudget(lrs=(3e-2,), max_steps=200, eval_every=20)
