@@ -31,6 +31,7 @@ import hashlib
 import importlib
 import importlib.util
 import sys
+import types
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import NamedTuple
@@ -158,14 +159,20 @@ def is_outside_name(name: str) -> bool:
 
 
 def _file_module(name: str, path: str):
-    """The module of a Python file, imported once under a name of its own (its classes need
-    one in sys.modules: dataclasses, pickling and a checkpoint's saved code look it up)."""
+    """The module of a Python file, imported once as ``_hf_induction_file_<hash>.<stem>``.
+
+    Its classes need a module in sys.modules (dataclasses and annotations look it up), one
+    per file wherever two files share a name; and a checkpoint saved with its code names the
+    module by its last part, the file's stem, beside the file it copies (``auto_map``)."""
     file = Path(path).expanduser().resolve()
     if not file.is_file():
         raise ValueError(f"model {name}: no such file {path}")
-    module_name = f"_hf_induction_model_{hashlib.sha256(str(file).encode()).hexdigest()[:12]}"
+    folder = f"_hf_induction_file_{hashlib.sha256(str(file).encode()).hexdigest()[:12]}"
+    module_name = f"{folder}.{file.stem}"
     if module_name in sys.modules:
         return sys.modules[module_name]
+    package = sys.modules.setdefault(folder, types.ModuleType(folder))
+    package.__path__ = [str(file.parent)]
     module_spec = importlib.util.spec_from_file_location(module_name, file)
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_name] = module
@@ -247,9 +254,10 @@ def cpu_budget(name: str) -> CpuBudget:
 
 
 def check_model_name(name: str) -> None:
-    """What can be told of a model name without importing torch: a registered name, a folder
-    that holds a config.json, or a well-formed Hub repo id (ValueError naming the fault).
-    Whether a Hub id exists is only known when its config is fetched."""
+    """What can be told of a model name before any model is built: a name of ours or of an
+    installed package, a spec a file or module holds (imported now: keep it torch-free), a
+    folder that holds a config.json, or a well-formed Hub repo id (ValueError naming the
+    fault). Whether a Hub id exists is only known when its config is fetched."""
     if not name.startswith(SOURCE_PREFIXES):
         model_spec(name)
         return

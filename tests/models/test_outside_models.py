@@ -1,11 +1,13 @@
 """A model from outside the package: found by entry point, by ``FILE.py:NAME`` and by
 ``MODULE:NAME``, trained through ``hf-induction nstar``, and held to the contract."""
 
+import subprocess
 import sys
 import uuid
 
 import datasets
 import pytest
+import torch
 
 from hf_induction.models import MODEL_NAMES, build_config, model_config_hash
 from hf_induction.models.registry import model_names, model_spec
@@ -134,3 +136,25 @@ def test_a_bad_outside_name_is_one_line_exit_2_and_nothing_written(site, model, 
     err = done.stderr.strip()
     assert len(err.splitlines()) == 1 and says in err, err
     assert not out.exists()
+
+
+def test_a_file_models_checkpoint_loads_with_its_code_in_a_fresh_process(site, tmp_path):
+    from hf_induction.models import build_model
+    from hf_induction.models.build import save_model
+    from tests.runner.helpers import env
+
+    model = build_model(file_name(site), vocab_size=9)
+    save_model(model, tmp_path / "checkpoint")
+    # The saved code is the file, under its own name, and the config says so.
+    assert (tmp_path / "checkpoint" / "mine.py").is_file()
+    load = ("import sys, torch; from transformers import AutoModelForCausalLM; "
+            "m = AutoModelForCausalLM.from_pretrained(sys.argv[1], trust_remote_code=True); "
+            "print(type(m).__name__, float(m(input_ids=torch.tensor([[5, 0, 1]])).logits.sum()))")
+    done = subprocess.run([sys.executable, "-c", load, str(tmp_path / "checkpoint")],
+                          capture_output=True, text=True, timeout=300,
+                          env={**env(), "HF_MODULES_CACHE": str(tmp_path / "modules")})
+    assert done.returncode == 0, done.stderr
+    with torch.no_grad():
+        logits = float(model(input_ids=torch.tensor([[5, 0, 1]])).logits.sum())
+    name, value = done.stdout.split()
+    assert name == "GRUForCausalLM" and float(value) == pytest.approx(logits, rel=1e-6)
