@@ -338,24 +338,18 @@ def check_lengthgen(args: argparse.Namespace, cells) -> None:
                          "checks: add --lengthgen")
 
 
-def model_configs(plan: Plan, model_preset: str) -> dict:
-    """{model: config} at the first cell's vocabulary; ValueError, one line, for a model whose
-    config cannot be had, or whose tokenizer lacks a cell's tokens (a pretrained model)."""
-    from ..models import build_config
-    from ..runner.run import token_map
-
-    configs = {}
-    for model in plan.models:
+def resolve_models(plan: Plan, models) -> None:
+    """Each job's model resolved for its cell (`CampaignModels`, which keeps them for the jobs);
+    ValueError, one line, for a model whose config cannot be had, or whose tokenizer lacks a
+    cell's tokens (a pretrained model)."""
+    for job in plan.jobs:
         try:
-            config = configs[model] = build_config(model, plan.cells[0].vocab, model_preset)
-            for cell in jobs_cells(j for j in plan.jobs if j.model == model):
-                token_map(model, cell, config)
+            models(job.model, job.cell)
         except OSError as e:
             # An hf: or pretrained: path or Hub id with no config there.
             why = first_line(e)
-            raise ValueError(f"--model {why}" if why.startswith(model)
-                             else f"--model {model}: {why}") from None
-    return configs
+            raise ValueError(f"--model {why}" if why.startswith(job.model)
+                             else f"--model {job.model}: {why}") from None
 
 
 def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):
@@ -370,35 +364,37 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     budget = BUDGETS[args.preset]
     try:
         plan = plan_from_args(args)
-        # What needs torch or transformers: the settings objects, the models' configs.
+        # What needs torch or transformers: the settings objects, the models.
         settings = campaign_settings(given_settings(args), args.preset, plan.models)
-        configs = model_configs(plan, budget.model_preset)
-        check_memory(plan.jobs, configs,
-                     {m: settings.by_model.get(m, (settings.train,))[0] for m in plan.models},
+        from ..runner.run import Campaign
+
+        campaign = Campaign(
+            plan.jobs, settings.train, settings.search, budget.model_preset, args.out,
+            force=args.force, progress=not args.no_progress,
+            ood_cells=plan.ood_cells, ood_n=args.ood or None,
+            lengthgen_cells=plan.lengthgen_cells, lengthgen_n=args.lengthgen or None,
+            test_lengths=args.test_lengths, keep_checkpoints=args.keep_checkpoints,
+            checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
+            checkpoints_of=args.push_checkpoints or "nstar",
+            report_to=tuple(args.report_to), logging_dir=args.logging_dir,
+            schedule=args.schedule, by_model=settings.by_model)
+        resolve_models(plan, campaign.models)
+        check_memory(plan.jobs, campaign.models,
+                     {m: campaign.settings_for(m)[0] for m in plan.models},
                      [("--n-max", args.n_max, None), ("--n-start", args.n_start, None),
                       ("--ood", args.ood, plan.ood_cells),
                       ("--lengthgen", args.lengthgen, plan.lengthgen_cells)])
     except ValueError as e:
         parser.error(str(e))
-    from ..runner.run import Campaign
-
-    return Campaign(plan.jobs, settings.train, settings.search, budget.model_preset, args.out,
-                    force=args.force, progress=not args.no_progress,
-                    ood_cells=plan.ood_cells, ood_n=args.ood or None,
-                    lengthgen_cells=plan.lengthgen_cells, lengthgen_n=args.lengthgen or None,
-                    test_lengths=args.test_lengths,
-                    keep_checkpoints=args.keep_checkpoints,
-                    checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
-                    checkpoints_of=args.push_checkpoints or "nstar",
-                    report_to=tuple(args.report_to), logging_dir=args.logging_dir,
-                    schedule=args.schedule, by_model=settings.by_model)
+    return campaign
 
 
-def check_memory(jobs, configs, settings, sizes) -> None:
+def check_memory(jobs, models, settings, sizes) -> None:
     """ValueError, one line, if a training step (``--batch-size``, the grid) or a training set
     asks for more memory than this machine has, by the floors of `runner.memory`.
 
-    ``settings`` is {model: TrainSettings}; ``sizes`` lists (flag, rows, cells) for the training
+    ``models`` resolves (model, cell) (`CampaignModels`); ``settings`` is {model:
+    TrainSettings}; ``sizes`` lists (flag, rows, cells) for the training
     sets given on the command line (cells None: every job's). A size left to its default is not
     refused: the search reaches --n-max's default only where nothing smaller succeeds."""
     from ..runner.memory import Step, check_batch, check_train_rows, machine_memory
@@ -406,11 +402,11 @@ def check_memory(jobs, configs, settings, sizes) -> None:
 
     memory = machine_memory(next(iter(settings.values())).device)
     for model, train in settings.items():
-        config = configs[model]
         stacked = train.grid_mode == "stacked" or (train.grid_mode == "auto"
                                                    and train.device != "cpu")
         half = train.dtype == "bfloat16" or train.mixed_precision == "bf16"
         for cell in jobs_cells(j for j in jobs if j.model == model):
+            config = models(model, cell).model.config
             tokens = cell.token_length(cell.max_len)
             where = f"{model} on {cell.dataset}/{cell}"
             step = Step(tokens=tokens, hidden=getattr(config, "hidden_size", 0) or 0,

@@ -1,16 +1,19 @@
 """One builder for every registered model (registry.py), or any transformers config."""
 
-import contextlib
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedConfig, PreTrainedModel
 
 from .presets import PRESETS
 from .pretrained import pretrained_config, pretrained_factory, pretrained_tokenizer
+from .quiet import transformers_bars_off
 from .registry import (
     HF_PREFIX,
     PRETRAINED_PREFIX,
@@ -58,21 +61,6 @@ def _not_a_kernel_fallback(record: logging.LogRecord) -> bool:
 
 
 logging.getLogger("transformers.integrations.hub_kernels").addFilter(_not_a_kernel_fallback)
-
-
-@contextlib.contextmanager
-def transformers_bars_off() -> Iterator[None]:
-    """transformers' progress bars of one save or load ("Writing model shards", "Loading
-    weights") off while the block runs: a campaign or a scoring has bars of its own."""
-    from transformers.utils import logging as hf_logging
-
-    shown = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if shown:
-            hf_logging.enable_progress_bar()
 
 
 def save_model(model: PreTrainedModel, directory) -> None:
@@ -248,3 +236,30 @@ def model_config_hash(model_or_config: PreTrainedModel | PreTrainedConfig) -> st
     fields = {k: v for k, v in config.to_dict().items() if k not in VOLATILE_CONFIG_FIELDS}
     payload = json.dumps(fields, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """A model name resolved once, at one vocabulary: its config, the tokenizer it reads with
+    (a ``pretrained:`` checkpoint's own; None: the task's ids as they are), the hash that keys
+    its results, and its factory. A campaign resolves each of its models once and hands this
+    on; nothing after it looks the name up again."""
+
+    name: str
+    config: PreTrainedConfig
+    tokenizer: Any = None
+
+    @cached_property
+    def config_hash(self) -> str:
+        return model_config_hash(self.config)
+
+    @cached_property
+    def factory(self) -> Callable[[], PreTrainedModel]:
+        """`model_factory` of the model: a fresh model per call."""
+        return model_factory(self.name, self.config)
+
+
+def resolve_model(name: str, vocab, preset: str = "tiny") -> ResolvedModel:
+    """``name`` (`build_model`'s) resolved at ``vocab`` under ``preset``: its config built once,
+    and its tokenizer. OSError or ValueError, as `build_config`, for a name that cannot be."""
+    return ResolvedModel(name, build_config(name, vocab, preset), model_tokenizer(name))

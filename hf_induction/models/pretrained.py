@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from .quiet import transformers_bars_off
 from .registry import PRETRAINED_PREFIX
 
 # What a Hub id is fetched with: configs, weights (safetensors) and tokenizer files; a repo's
@@ -101,8 +102,6 @@ def pretrained_factory(spec: str, config) -> Callable:
         if key not in _LOADED:
             import torch
             from transformers import AutoModelForCausalLM
-
-            from .build import transformers_bars_off
 
             _LOADED.clear()
             with transformers_bars_off():

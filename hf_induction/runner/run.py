@@ -14,8 +14,6 @@ from filelock import Timeout
 from tqdm.auto import tqdm
 
 from ..data import TokenMap
-from ..models import build_config, model_config_hash, model_factory
-from ..models.build import model_tokenizer
 from ..results import (
     KAPPA_COLUMNS,
     NSTAR_COLUMNS,
@@ -39,6 +37,7 @@ from .lengthgen import lengthgen_check
 from .lengths import LengthRange, chosen_lengths
 from .ood import ood_check
 from .probe import JournalProbe, TrainPool
+from .resolved import CampaignModels, JobModel
 from .schedule import my_jobs
 from .tracking import Trackers
 
@@ -91,6 +90,13 @@ class Campaign:
     # The lengths the length-generalisation check scores in place of each cell's own test
     # splits (``--test-lengths``; None: the cell's); its rows' keys name them.
     test_lengths: LengthRange | None = None
+    # Each (model, cell) resolved once (`CampaignModels`), by the command line's checks or by
+    # the job that first needs it, and handed to every later step.
+    models: CampaignModels = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.models is None:
+            object.__setattr__(self, "models", CampaignModels(self.model_preset))
 
     def settings_for(self, model: str) -> tuple[TrainSettings, SearchSettings]:
         """The training and search settings the model's searches run under."""
@@ -137,39 +143,25 @@ def _hardware(device: str) -> str:
     return f"{platform.machine()} cpu x{torch.get_num_threads()} threads"
 
 
-def model_config(job: SearchJob, campaign: Campaign):
-    """The config of the job's model: the campaign's preset at the cell's vocabulary."""
-    return build_config(job.model, job.cell.vocab, campaign.model_preset)
-
-
-def token_map(model: str, cell: TaskCell, config) -> TokenMap:
-    """The ids ``model`` reads ``cell`` in: the task's own, or for a model with a tokenizer of
-    its own (pretrained) each task token as one of its tokens (`TokenMap.build`, a ValueError
-    of one line where it has too few)."""
-    tokenizer = model_tokenizer(model)
-    if tokenizer is None:
-        return TokenMap.identity(cell.vocab)
-    return TokenMap.build(cell, tokenizer, size=config.vocab_size, name=f"{model}'s tokenizer")
-
-
 class CampaignJob:
     """A job as its campaign runs it, built once and handed to each step that runs it.
 
-    The model config and its hash, and so the keys the job's results are recorded under, are
-    built here once: every process needs the job's key to schedule it. What only a job that
-    runs needs is made on first use: the model factory, and the training data (a
-    `TrainPool`, which the job's search and checks share; at the paper's size generating it
-    takes seconds and hundreds of MB).
+    Its model comes resolved from the campaign (`CampaignModels`: config, hash, tokens,
+    factory), and with it the keys the job's results are recorded under: every process needs
+    the job's key to schedule it. What only a job that runs needs is made on first use: the
+    model's factory, and the training data (a `TrainPool`, which the job's search and checks
+    share; at the paper's size generating it takes seconds and hundreds of MB).
     """
 
     def __init__(self, job: SearchJob, campaign: Campaign, protocol_hash: str) -> None:
         self.job = job
         self.protocol_hash = protocol_hash
         self.train_settings, self.search_settings = campaign.settings_for(job.model)
-        self.config = model_config(job, campaign)
+        self.resolved: JobModel = campaign.models(job.model, job.cell)
+        self.config = self.resolved.model.config
         # What the job's results are keyed by (runs, searches, κ, OOD and length rows).
         self.fields = {"dataset": job.cell.dataset, "config": str(job.cell),
-                       "model": job.model, "model_config_hash": model_config_hash(self.config),
+                       "model": job.model, "model_config_hash": self.resolved.model.config_hash,
                        "protocol": protocol_hash, "data_seed": job.data_seed}
 
     @property
@@ -193,14 +185,14 @@ class CampaignJob:
         """What a claim is taken on: the job's search (or checks) in this protocol."""
         return self.key("job", search=self.job.search)
 
-    @cached_property
+    @property
     def model_factory(self):
-        return model_factory(self.job.model, self.config)
+        return self.resolved.model.factory
 
-    @cached_property
+    @property
     def tokens(self) -> TokenMap:
-        """The ids the job's model reads its cell in (`token_map`), built once for the job."""
-        return token_map(self.job.model, self.job.cell, self.config)
+        """The ids the job's model reads its cell in (`resolved.token_map`)."""
+        return self.resolved.tokens
 
     @cached_property
     def pool(self) -> TrainPool:

@@ -91,16 +91,19 @@ def test_a_recalled_run_counts_the_time_it_took_when_trained(tmp_path, monkeypat
 def test_a_job_builds_its_config_once_and_generates_its_arrays_once(tmp_path, monkeypatch,
                                                                      search):
     """A job's search and its checks after it (OOD, length generalisation) share its config
-    and its arrays: the rows are generated again only to hold more of them."""
+    and its arrays: the rows are generated again only to hold more of them. The config the
+    command line checks is the one the job runs with: the model is resolved once."""
     from hf_induction.commands.nstar import build_parser, campaign_from_args, parse_args
+    from hf_induction.models import build as build_module
     from hf_induction.runner import run as run_module
 
     generated, configs = [], []
-    real_arrays, real_config = probe_module.cell_arrays, run_module.build_config
+    # Every config built, by whichever caller, asks its class of the registry through here.
+    real_arrays, real_config = probe_module.cell_arrays, build_module.config_class
     monkeypatch.setattr(probe_module, "cell_arrays", lambda cell, seed, rows, **kw: generated
                         .append((str(cell), rows)) or real_arrays(cell, seed, rows, **kw))
-    monkeypatch.setattr(run_module, "build_config", lambda *a, **k: configs.append(a) or
-                        real_config(*a, **k))
+    monkeypatch.setattr(build_module, "config_class", lambda *a: configs.append(a) or
+                        real_config(*a))
     monkeypatch.setattr(probe_module, "train_grid", fake_train_grid([]))
     parser = build_parser()
     campaign = campaign_from_args(parse_args(parser, [
