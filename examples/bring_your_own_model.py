@@ -1,42 +1,34 @@
-"""Bring your own model: a GRU defined in this file, described by a `ModelSpec`, and trained
-through the N* search of one cell.
+"""Bring your own model: a GRU language model, its config and its `ModelSpec`, defined in this
+one file, checked against the contract the package's own models pass, and trained through the
+N* search of `hf-induction nstar`, which finds it by this file's path.
 
-    python examples/bring_your_own_model.py                # a minute or two on one CPU core
+    python examples/bring_your_own_model.py                # minutes on one CPU core
     EXAMPLE_SIZE=small python examples/bring_your_own_model.py   # seconds: the tests' size
 
-What the package asks of a model (the trainer, the search and the checks never branch on
-its type): a transformers `PreTrainedConfig` with ``vocab_size``, ``hidden_size`` and
-``num_hidden_layers``, and a causal LM whose output has ``.logits`` [B, T, V] for the position
-after each input token (labels follow the causal-LM convention: the model shifts).
+The same spec comes in from the command line as ``--model path/to/this_file.py:SPEC``, as
+``--model my_pkg.models:SPEC`` from an importable module, or by its name alone once an
+installed package declares it in the entry-point group ``hf_induction.models``:
 
-The command line finds such a model without any edit of the package, through the spec below:
-an installed package declares it in the entry-point group ``hf_induction.models``
-(``[project.entry-points."hf_induction.models"]`` ``tiny_gru = "my_pkg.models:SPEC"``), or
-``--model path/to/file.py:SPEC`` / ``--model my_pkg.models:SPEC`` names it. Where the
-installed version does not take those forms yet, this file shows the same path through the
-Python API: the spec's preset builds the config, and the search trains the model.
+    [project.entry-points."hf_induction.models"]
+    tiny_gru = "my_pkg.models:SPEC"
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 import torch
 from torch import nn
-from transformers import PreTrainedConfig, PreTrainedModel
-from transformers.modeling_outputs import CausalLMOutput
+from transformers import GenerationMixin, PreTrainedConfig, PreTrainedModel
+from transformers.modeling_outputs import BaseModelOutput, CausalLMOutput
 
-from hf_induction.data import cell_arrays
-from hf_induction.models.spec import CpuBudget, ModelSpec
-from hf_induction.search import ProbeOutcome, SearchSettings, run_search
-from hf_induction.tasks import parse, train_pool_size
-from hf_induction.training import TrainData, TrainSettings, train_grid
-
-SMALL = os.environ.get("EXAMPLE_SIZE", "full") == "small"
+from hf_induction.models import CpuBudget, ModelSpec
 
 
 class TinyGRUConfig(PreTrainedConfig):
-    """A GRU language model: ``num_hidden_layers`` GRU layers of width ``hidden_size``."""
+    """A GRU language model: ``num_hidden_layers`` GRU layers of width ``hidden_size``. The
+    trainer reads these three field names from every model."""
 
     model_type = "example_tiny_gru"
 
@@ -48,7 +40,9 @@ class TinyGRUConfig(PreTrainedConfig):
         super().__init__(**kwargs)
 
 
-class TinyGRUForCausalLM(PreTrainedModel):
+class TinyGRUModel(PreTrainedModel):
+    """The base model: embeddings, then the GRU layers."""
+
     config_class = TinyGRUConfig
 
     def __init__(self, config: TinyGRUConfig) -> None:
@@ -56,18 +50,48 @@ class TinyGRUForCausalLM(PreTrainedModel):
         self.embed = nn.Embedding(config.vocab_size, config.hidden_size)
         self.gru = nn.GRU(config.hidden_size, config.hidden_size, config.num_hidden_layers,
                           batch_first=True)
+        self.post_init()
+
+    def forward(self, input_ids: torch.Tensor, **kwargs) -> BaseModelOutput:
+        hidden, _ = self.gru(self.embed(input_ids))                 # [B, T, H]
+        return BaseModelOutput(last_hidden_state=hidden)
+
+
+class TinyGRUForCausalLM(PreTrainedModel, GenerationMixin):
+    """The causal LM: the base model and a linear head to the vocabulary."""
+
+    config_class = TinyGRUConfig
+    base_model_prefix = "model"
+
+    def __init__(self, config: TinyGRUConfig) -> None:
+        super().__init__(config)
+        self.model = TinyGRUModel(config)
         self.lm_head = nn.Linear(config.hidden_size, config.vocab_size)
         self.post_init()
 
     def get_output_embeddings(self) -> nn.Module:
         return self.lm_head
 
+    def set_output_embeddings(self, new: nn.Module) -> None:
+        self.lm_head = new
+
+    @classmethod
+    def _supports_default_dynamic_cache(cls) -> bool:
+        return False
+
+    def prepare_inputs_for_generation(self, input_ids: torch.Tensor, **kwargs) -> dict:
+        # No state is kept between steps, so each step reads the whole sequence again.
+        return {"input_ids": input_ids}
+
     def forward(self, input_ids: torch.Tensor, labels: torch.Tensor | None = None,
-                **kwargs) -> CausalLMOutput:
-        hidden, _ = self.gru(self.embed(input_ids))                 # [B, T, H]
-        logits = self.lm_head(hidden)                               # [B, T, V]
+                attention_mask: torch.Tensor | None = None, **kwargs) -> CausalLMOutput:
+        # attention_mask is not needed: the model is causal and batches are right-padded.
+        hidden = self.model(input_ids).last_hidden_state
+        # Logits in float32 under autocast, as the loss and ε need.
+        logits = self.lm_head(hidden).float()                       # [B, T, V]
+        # Labels follow the causal-LM convention: the loss shifts them.
         loss = None if labels is None else self.loss_function(
-            logits, labels, vocab_size=self.config.vocab_size)
+            logits=logits, labels=labels, vocab_size=self.config.vocab_size)
         return CausalLMOutput(loss=loss, logits=logits)
 
 
@@ -77,8 +101,8 @@ def flops_per_token(config: TinyGRUConfig, length: int) -> float:
     return 2 * (3 * 2 * width * width * config.num_hidden_layers + width * config.vocab_size)
 
 
-# Everything the package knows of the model: the name --model takes, its config, its presets,
-# its FLOPs and how it trains under --preset cpu.
+# Everything the package knows of the model: the name results record, its config and the
+# class the Auto classes build, its presets, its FLOPs and how it trains under --preset cpu.
 SPEC = ModelSpec(
     name="tiny_gru",
     config=TinyGRUConfig,
@@ -86,35 +110,21 @@ SPEC = ModelSpec(
              "tiny": {"hidden_size": 32, "num_hidden_layers": 1}},
     flops_per_token=flops_per_token,
     cpu_budget=CpuBudget(lrs=(1e-2,), max_steps=3000, eval_every=50),
+    auto_classes={"AutoModel": TinyGRUModel, "AutoModelForCausalLM": TinyGRUForCausalLM},
 )
 
-
-def main() -> None:
-    cell = parse("modadd", "acot_L4_m3")
-    pool = train_pool_size(cell)
-    arrays = cell_arrays(cell, seed=0, max_train=pool)
-    data = TrainData(
-        *(torch.from_numpy(a) for a in (arrays.train_input_ids, arrays.train_labels,
-                                        arrays.val_input_ids, arrays.val_labels)),
-        whole_pool=pool)
-    # The config as the package builds one: the spec's preset, the task's vocabulary and its
-    # special tokens.
-    config = TinyGRUConfig(**SPEC.presets["tiny"], vocab_size=cell.vocab.size,
-                           **cell.vocab.special_token_ids())
-    budget = SPEC.cpu_budget
-    settings = TrainSettings(max_steps=20 if SMALL else budget.max_steps,
-                             eval_every=10 if SMALL else budget.eval_every,
-                             lrs=budget.lrs, seeds=(10, 20))
-
-    def probe(n: int) -> ProbeOutcome:
-        runs = train_grid(lambda: TinyGRUForCausalLM(config), data, n, settings)
-        return ProbeOutcome(n=n, success=any(run.success for run in runs),
-                            best_val_loss=min(run.best_val_loss for run in runs),
-                            steps=sum(run.steps for run in runs))
-
-    search = SearchSettings(mode="refined", n_start=2, n_max=4 if SMALL else pool)
-    print(f"{SPEC.name}: {run_search(probe, pool, search).summary()}")
-
-
 if __name__ == "__main__":
-    main()
+    from hf_induction.commands import main
+    from hf_induction.training.contract import check_model
+
+    # 1. What the trainer, the search and the checks ask of a model (one line per check).
+    report = check_model(SPEC)
+    print(report)
+    report.raise_if_failed()
+    # 2. N* of one cell (Z_3, length 4) through the command line, the spec named by this path.
+    small = os.environ.get("EXAMPLE_SIZE", "full") == "small"
+    budget = ["--max-steps", "20", "--eval-every", "10", "--n-max", "4"] if small else []
+    sys.exit(main(["nstar", "--dataset", "modadd", "--config", "acot_L4_m3",
+                   "--model", f"{os.path.abspath(__file__)}:SPEC", "--n-start", "2",
+                   "--seeds", "10,20", "--out", "build/bring_your_own", "--no-progress",
+                   *budget]))

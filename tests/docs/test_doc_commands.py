@@ -231,6 +231,8 @@ def _run_piece(command: Command, piece: str, workdir: Path, tmp_path: Path,
     assert words[0] == "python", (
         f"{command}: {words[0]!r} is neither the package's command nor python; mark it "
         f"('# needs: {' | '.join(NEEDS)}' or '# long: why')")
-    done = subprocess.run([sys.executable, *words[1:]], cwd=workdir, env=env(),
+    # The checkout's package, whatever an installed copy points at.
+    done = subprocess.run([sys.executable, *words[1:]], cwd=workdir,
+                          env={**env(), "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{command}: {done.stderr.strip()[-2000:]}"
