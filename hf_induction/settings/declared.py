@@ -121,8 +121,8 @@ TRAINING: tuple[Setting, ...] = (
             choices=("auto", "stacked", "sequential")),
     # A pretrained model's logits over its whole vocabulary are large.
     Setting("eval_batch_size", "train",
-            "validation rows per forward (per run when the grid is stacked): less memory, "
-            "the same losses", rows, default=256, presets={"finetune": 16}, recorded=False,
+            "validation rows per forward (per run when the grid is stacked): fewer take less "
+            "memory; the protocol leaves it out", rows, default=256, presets={"finetune": 16}, recorded=False,
             group="run"),
 )
 
