@@ -252,6 +252,8 @@ def _factory(model, preset: str):
     from hf_induction.models.spec import ModelSpec
 
     if isinstance(model, ModelSpec):
+        # As `build_config` builds a named model's: its preset, then the rows' vocabulary and
+        # all three special tokens (so no default of a base config needs clearing).
         config = model.config_class()(**{**model.presets[preset], **SPECIAL_TOKENS,
                                          "vocab_size": VOCAB_SIZE})
         return model.name, _as_trained(
