@@ -97,9 +97,11 @@ def test_an_outside_models_rows_never_share_a_key_with_ours(site, tmp_path):
             in message)
 
 
-@pytest.mark.parametrize("form", ["entry point", "file"])
+@pytest.mark.parametrize("form", ["entry point", "file", "spec"])
 def test_the_contract_passes_on_an_outside_model(site, form):
-    report = check_model(FORMS[form](site))
+    # A name, as --model takes it, or the ModelSpec itself.
+    model = model_spec(INSTALLED) if form == "spec" else FORMS[form](site)
+    report = check_model(model)
     assert report.ok, str(report)
     # A GRU declares no gradient checkpointing: that check does not apply, and says why.
     by_name = {check.name: check for check in report.checks}
