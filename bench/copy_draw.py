@@ -22,7 +22,7 @@ def run(options: BenchOptions) -> dict:
 
     def before(n, count, rng):
         return distinct_draws(lambda r, size: copying.first_of_permutation_reference(
-            r.random((size, cell.symbols)), n).astype(dtype), count, rng, first=FIRST_CHUNK)
+            r.random((size, cell.family_param)), n).astype(dtype), count, rng, first=FIRST_CHUNK)
 
     out = {}
     cases = [(50, 20), (150, 20)] if options.quick else [(50, 20), (150, 20), (50, 2000),

@@ -1,19 +1,19 @@
 """Copying forward and backward, distinct or repeating symbols, at the study's lengths."""
 
-from hf_induction.data.builder import TaskBuilder, named_configs
-from hf_induction.tasks.copying import DEFAULT_SYMBOLS, TASKS
+from hf_induction.data.builder import STUDY_DISTS, TaskBuilder, cell_configs
+from hf_induction.tasks.copying import DEFAULT_SYMBOLS, TASKS, CopyCell
 
 LENGTHS = (10, 20, 50)
 
 
-def _name(task: str, L: int, dist: str) -> str:
+def _cell(task: str, L: int, dist: str) -> CopyCell:
     # The test_long split reaches length 3L: 3L distinct symbols, or L repeating ones.
     symbols = max(DEFAULT_SYMBOLS, 3 * L if task.startswith("U") else L)
-    return f"{task}_L{L}{dist}" + ("" if symbols == DEFAULT_SYMBOLS else f"_V{symbols}")
+    return CopyCell(task, L, dist, symbols)
 
 
 class Copy(TaskBuilder):
     DATASET = "copy"
-    BUILDER_CONFIGS = named_configs("copy", [
-        _name(task, L, dist) for task in TASKS for L in LENGTHS for dist in ("", "_uniform")])
+    BUILDER_CONFIGS = cell_configs(
+        _cell(task, L, dist) for task in TASKS for L in LENGTHS for dist in STUDY_DISTS)
     DEFAULT_CONFIG_NAME = "UF_L10"

@@ -16,7 +16,7 @@ from ..tasks import (
     LAYOUT_VERSION,
     SCALAR,
     TaskCell,
-    TaskConfig,
+    WordProblemCell,
     generate,
 )
 from ..tasks import family as family_of
@@ -24,6 +24,8 @@ from .arrow import features
 
 PAPER_LENGTHS = (5, 10, 20, 30)
 DISTS_IN_GRID = ("fixed", "uniform", "s2l")
+# The second study's laws (retrieval, copy, lorem, git): each length alone, and all up to L.
+STUDY_DISTS = ("fixed", "uniform")
 
 # The builder's version names its cache folder, so it moves with anything that changes a row:
 # the token layout (major) and the sampler's major.minor version (minor, patch).
@@ -31,27 +33,26 @@ BUILDER_VERSION = f"{LAYOUT_VERSION}.{'.'.join(GENERATOR_VERSION.split('.')[:2])
 
 
 class TaskBuilderConfig(datasets.BuilderConfig):
-    """A builder config for one cell; ``name`` follows the family's config grammar."""
+    """A builder config for one cell; its ``name`` is the cell's config name."""
 
-    def __init__(self, task: TaskCell, train_size: int | None = None, seed: int = 0, **kw):
-        super().__init__(name=str(task), version=datasets.Version(BUILDER_VERSION), **kw)
-        self.task = task
+    def __init__(self, cell: TaskCell, train_size: int | None = None, seed: int = 0, **kw):
+        super().__init__(name=str(cell), version=datasets.Version(BUILDER_VERSION), **kw)
+        self.cell = cell
         self.train_size = train_size
         self.seed = seed
 
 
-def grid_configs(dataset: str, group_params) -> list[TaskBuilderConfig]:
+def grid_configs(dataset: str, family_params) -> list[TaskBuilderConfig]:
     """The paper grid of a group word problem: formats x L x dists x groups."""
-    return [
-        TaskBuilderConfig(TaskConfig(dataset, fmt, L, dist, p))
-        for p in group_params for fmt in FORMATS for L in PAPER_LENGTHS for dist in DISTS_IN_GRID
-    ]
+    return cell_configs(
+        WordProblemCell(dataset, fmt, L, dist, p)
+        for p in family_params for fmt in FORMATS for L in PAPER_LENGTHS for dist in DISTS_IN_GRID
+    )
 
 
-def named_configs(dataset: str, names) -> list[TaskBuilderConfig]:
-    """Builder configs for config names of any family."""
-    cls = family_of(dataset)
-    return [TaskBuilderConfig(cls.parse(dataset, name)) for name in names]
+def cell_configs(cells) -> list[TaskBuilderConfig]:
+    """Builder configs for cells of any family."""
+    return [TaskBuilderConfig(cell) for cell in cells]
 
 
 class TaskBuilder(datasets.GeneratorBasedBuilder):
@@ -70,13 +71,13 @@ class TaskBuilder(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager):
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"split": split})
-            for split in self.config.task.splits
+            for split in self.config.cell.splits
         ]
 
     def _generate_examples(self, split):
         cfg = self.config
-        ex = generate(cfg.task, split, cfg.train_size if split == "train" else None, cfg.seed)
-        kinds = cfg.task.COLUMNS
+        ex = generate(cfg.cell, split, cfg.train_size if split == "train" else None, cfg.seed)
+        kinds = cfg.cell.COLUMNS
         for i in range(len(ex)):
             n, t = int(ex.lengths[i]), int(ex.token_lengths[i])
             columns = {name: int(ex.columns[name][i]) if kind == SCALAR

@@ -75,7 +75,7 @@ def in_context_cell(dataset: str, config: str):
         widest = registry.parse_or_none(dataset, f"{config}_V{MAX_VOCAB - len(SPECIAL_TOKENS)}")
         if widest is None or not hasattr(widest, "symbols_needed"):
             raise
-        return replace(widest, symbols=widest.symbols_needed()[0])
+        return replace(widest, family_param=widest.symbols_needed()[0])
 
 
 # (dataset, config) of every cell shipped, the config as its cell names itself (UF_L20_V60).

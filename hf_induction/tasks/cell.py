@@ -8,6 +8,10 @@ those items, the token layout of a row, the semantic columns and the metrics. Ev
 lives here (lengths in play, the κ cells) and in ``sampling`` (the train / validation / test
 splits, drawn without replacement from per-length streams, and `sampling.generate`). Adding a
 family is one module with a `TaskCell` subclass and one line in ``registry.FAMILIES``.
+
+Every family's cell names follow one grammar, `NameGrammar`: ``{kind}_L{L}[_{dist}][_{x}{n}]``,
+the family filling in its kinds, its length laws and its parameter's letter and default. A cell
+reads and writes its name through it, so no family writes a parser of its own.
 """
 
 from __future__ import annotations
@@ -22,6 +26,107 @@ from ..citations import Paper
 from .token_layout import Vocab
 
 SCALAR, SEQUENCE = "scalar", "sequence"
+# The length laws the sampler knows: every row at L, uniform over lengths, short to long.
+DISTS = ("fixed", "uniform", "s2l")
+# A family whose pools are too large to be used up has no s2l law (it needs whole pools).
+DISTS_WITHOUT_S2L = ("fixed", "uniform")
+# Every family's names: the kind (letters, digits, underscores: cherry_pick), L, then an optional
+# law and an optional parameter (one letter and its integer). Signs are read so that a bad L or
+# parameter is named as such, not as an unreadable name.
+_NAME = re.compile(r"(?P<kind>[A-Za-z0-9_]+?)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))??"
+                   r"(?:_(?P<part>(?P<letter>[A-Za-z])(?P<param>-?[0-9]+)))?")
+
+
+@dataclass(frozen=True)
+class NameGrammar:
+    """One dataset's config names, ``{kind}_L{L}[_{dist}][_{letter}{param}]``, e.g.
+    ``acot_L20_uniform_m10``, and its description for error messages and dataset cards.
+
+    ``kind`` is the cell field the first part sets ("format" of a word problem, "task" of the
+    other families); ``letter`` and ``default`` are the family parameter's (no letter: the
+    family has none), ``symbol`` how the grammar writes its value and ``param_name`` what it
+    is; ``dists[0]``, the default law, and the default parameter are left out of a canonical
+    name. ``rules`` and ``param_rule`` state the bounds in words."""
+
+    dataset: str
+    kind: str
+    kinds: tuple[str, ...]
+    dists: tuple[str, ...]
+    rules: str
+    examples: tuple[str, ...]
+    letter: str = ""
+    symbol: str = ""
+    default: int | None = None
+    param_name: str = ""
+    param_rule: str = ""
+    dist_note: str = ""
+
+    @property
+    def pattern(self) -> str:
+        """``'{task}_L{L}[_{dist}][_V{V}]'``; a family of one kind writes it out (``copy_L{L}``)."""
+        head = self.kinds[0] if len(self.kinds) == 1 else f"{{{self.kind}}}"
+        tail = f"[_{self.letter}{{{self.symbol}}}]" if self.letter else ""
+        return f"{head}_L{{L}}[_{{dist}}]{tail}"
+
+    @property
+    def text(self) -> str:
+        """The grammar in one line, shown with every error a name can have."""
+        parts = [f"{self.kind} in {{{', '.join(self.kinds)}}}"] if len(self.kinds) > 1 else []
+        note = f"; {self.dist_note}" if self.dist_note else ""
+        parts.append(f"dist in {{{', '.join(self.dists)}}} (default {self.dists[0]}{note})")
+        parts.append(self.rules)
+        if self.letter:
+            parts.append(f"{self.param_name} (default {self.default})")
+        if self.param_rule:
+            parts.append(self.param_rule)
+        return (f"{self.dataset} config names follow '{self.pattern}' with {', '.join(parts)}; "
+                f"examples: {', '.join(self.examples)}")
+
+    def read(self, name: object) -> dict[str, object]:
+        """The cell fields ``name`` sets (kind, max_len, dist and the parameter), or ValueError
+        with the grammar. A name is ASCII: Python's int() and ``\\d`` read a full-width or
+        Arabic-Indic digit as a digit, and such a name would be recorded under another
+        spelling."""
+        if not isinstance(name, str):
+            raise ValueError(f"cannot parse config name {name!r}; {self.text}")
+        odd = next((c for c in name if not c.isascii()), None)
+        if odd is not None:
+            raise ValueError(f"config name {name!r} has the non-ASCII character {odd!r} "
+                             f"(U+{ord(odd):04X}); names are ASCII; {self.text}")
+        match = _NAME.fullmatch(name)
+        if match is None:
+            raise ValueError(f"cannot parse config name {name!r}; {self.text}")
+        fields = {self.kind: match["kind"], "max_len": int(match["L"]),
+                  "dist": match["dist"] or self.dists[0]}
+        if match["part"] is not None and match["letter"] != self.letter:
+            raise ValueError(f"config {name!r}: {match['part']!r} is {self._not_a_part()}; "
+                             f"{self.text}")
+        if self.letter:
+            fields["family_param"] = (self.default if match["param"] is None
+                                      else int(match["param"]))
+        return fields
+
+    def _not_a_part(self) -> str:
+        dists = f"a dist in {{{', '.join(self.dists)}}}"
+        if not self.letter:
+            return f"not {dists}, and {self.dataset} names take no parameter part"
+        return f"neither {dists} nor {self.dataset}'s parameter _{self.letter}{{{self.symbol}}}"
+
+    def check(self, kind: object, dist: object) -> None:
+        """ValueError with the grammar unless ``kind`` and ``dist`` are the dataset's."""
+        if kind not in self.kinds:
+            raise ValueError(f"unknown {self.dataset} {self.kind} {kind!r}; {self.text}")
+        if dist not in self.dists:
+            raise ValueError(f"unknown length distribution {dist!r}; {self.text}")
+
+    def write(self, kind: str, max_len: int, dist: str, param: int | None = None) -> str:
+        """The canonical name: the default law and parameter left out."""
+        name = f"{kind}_L{max_len}"
+        if dist != self.dists[0]:
+            name += f"_{dist}"
+        if self.letter and param != self.default:
+            name += f"_{self.letter}{param}"
+        return name
 
 
 @dataclass(frozen=True)
@@ -51,22 +156,27 @@ class Examples:
 
 
 class TaskCell:
-    """One cell of a task family: what every room asks of a task, whatever the family.
+    """One cell of a family: what every room asks of a cell, whatever the family.
 
-    Subclasses are frozen dataclasses with at least the fields ``dataset``, ``max_len`` and
-    ``dist``, and implement the methods below that raise NotImplementedError.
+    Subclasses are frozen dataclasses with at least the fields ``dataset``, ``max_len``,
+    ``dist``, the kind their grammar names (``format`` or ``task``) and ``family_param`` where
+    the family has a parameter, and implement the methods below that raise NotImplementedError.
     """
 
     dataset: str
     max_len: int
     dist: str
+    # The family parameter, the integer the name's last part sets: m of Z_m, k of S_k, V
+    # symbols or words (a field of every family that has one; git's is fixed).
+    family_param: int
     # The family's semantic columns, name -> SCALAR (one value per row) or SEQUENCE (n values).
     COLUMNS: ClassVar[dict[str, str]] = {}
-    # The family's name grammar, shown with every parse error.
-    GRAMMAR: ClassVar[str] = ""
+    # The name grammar of each dataset the class serves (modadd and permutation share one).
+    GRAMMARS: ClassVar[tuple[NameGrammar, ...]] = ()
     # The paper that defines the family (its card and builder cite it).
     PAPER: ClassVar[Paper]
-    # The Hub tags of the family's dataset card, and the task its checkpoints' cards name.
+    # The Hub tags of the family's dataset card, and the task category its checkpoints' model
+    # cards name ("State tracking").
     TAGS: ClassVar[tuple[str, ...]] = ("synthetic",)
     TASK_NAME: ClassVar[str] = ""
     # Whether the word problems' out-of-distribution check (length 2L, accuracy normalised by
@@ -80,24 +190,27 @@ class TaskCell:
 
     # -- the name grammar --------------------------------------------------------------
     @classmethod
-    def parse(cls, dataset: str, name: str) -> TaskCell:
-        raise NotImplementedError
+    def grammar_of(cls, dataset: str) -> NameGrammar:
+        """The grammar of ``dataset``'s names, or ValueError if the class does not serve it."""
+        for grammar in cls.GRAMMARS:
+            if grammar.dataset == dataset:
+                return grammar
+        allowed = ", ".join(g.dataset for g in cls.GRAMMARS)
+        raise ValueError(f"unknown dataset {dataset!r} for a {cls.__name__}; allowed: {allowed}")
+
+    @property
+    def grammar(self) -> NameGrammar:
+        return self.grammar_of(self.dataset)
 
     @classmethod
-    def match_name(cls, pattern: re.Pattern[str], name: object) -> re.Match[str]:
-        """The whole of ``name`` matched by the family's ``pattern``, or ValueError with the
-        grammar. A name is ASCII: Python's int() and ``\\d`` read a full-width or Arabic-Indic
-        digit as a digit, and such a name would be recorded under another spelling."""
-        if not isinstance(name, str):
-            raise ValueError(f"cannot parse config name {name!r}; {cls.GRAMMAR}")
-        odd = next((c for c in name if not c.isascii()), None)
-        if odd is not None:
-            raise ValueError(f"config name {name!r} has the non-ASCII character {odd!r} "
-                             f"(U+{ord(odd):04X}); names are ASCII; {cls.GRAMMAR}")
-        match = pattern.fullmatch(name)
-        if match is None:
-            raise ValueError(f"cannot parse config name {name!r}; {cls.GRAMMAR}")
-        return match
+    def parse(cls, dataset: str, name: str) -> TaskCell:
+        """The cell ``name`` of ``dataset`` (e.g. ("modadd", "acot_L20")); ValueError naming the
+        bad part and showing the grammar."""
+        return cls(dataset=dataset, **cls.grammar_of(dataset).read(name))
+
+    def __str__(self) -> str:
+        """The canonical name: ``parse(dataset, str(cell)) == cell``."""
+        return self.grammar.write(self.kind, self.max_len, self.dist, self.family_param)
 
     @property
     def name(self) -> str:
@@ -189,14 +302,9 @@ class TaskCell:
 
     @property
     def kind(self) -> str:
-        """What the model is asked to do: the supervision format of a word problem (acot), the
-        retrieval or copy task (NRLast)."""
-        raise NotImplementedError
-
-    @property
-    def family_param(self) -> int:
-        """The integer the name's last part sets: m of Z_m, k of S_k, V symbols."""
-        raise NotImplementedError
+        """The name's first part: the supervision format of a word problem (acot), the task of
+        the other families (NRLast, revert); the grammar names the field that holds it."""
+        return getattr(self, self.grammar.kind)
 
     @property
     def alphabet_size(self) -> int:

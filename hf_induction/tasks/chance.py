@@ -1,5 +1,5 @@
 """What uniform guessing scores on a cell's metrics: the chance level a length-generalisation
-score is read against. A fact of the task, so it lives with the tasks; the tables print it."""
+score is read against. A fact of the family, so it lives in ``tasks``; the tables print it."""
 
 from __future__ import annotations
 

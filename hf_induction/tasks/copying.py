@@ -27,20 +27,18 @@ from typing import ClassVar
 
 import numpy as np
 
-from .cell import SEQUENCE, Examples
-from .symbols import DISTS, SymbolTaskCell
+from .cell import SEQUENCE, Examples, NameGrammar
+from .symbols import SymbolCell, symbol_grammar
 from .token_layout import IGNORE, Vocab
 
 TASKS = ("UF", "UB", "NF", "NB")
 DEFAULT_SYMBOLS = 32
 C_RASP = {"UF": True, "UB": True, "NF": False, "NB": False}
 
-GRAMMAR = (
-    "copy config names follow '{task}_L{L}[_{dist}][_V{V}]' with task in "
-    f"{{{', '.join(TASKS)}}}, dist in {{{', '.join(DISTS)}}} (default fixed), V symbols "
-    f"(default {DEFAULT_SYMBOLS}); L >= 2; UF/UB need V >= 3L (the test_long split reaches "
-    "3L distinct symbols), NF/NB V >= L; examples: UF_L10, NB_L16_uniform_V16"
-)
+GRAMMARS = symbol_grammar(
+    "copy", TASKS, DEFAULT_SYMBOLS, "L >= 2",
+    "UF/UB need V >= 3L (the test_long split reaches 3L distinct symbols), "
+    "NF/NB V >= L", ("UF_L10", "NB_L16_uniform_V16"))
 
 
 def repeated_symbols(n: int) -> int:
@@ -75,7 +73,7 @@ def copy_rows(vocab: Vocab, items: np.ndarray, lengths: np.ndarray, backward: bo
     return ids, labels, source, target
 
 
-# Copy's unique sources are drawn this many rows first (`CopyConfig.first_draw`).
+# Copy's unique sources are drawn this many rows first (`CopyCell.first_draw`).
 UNIQUE_FIRST_DRAW = 1 << 10
 
 
@@ -126,22 +124,19 @@ def arrangements(p: int, n: int) -> int:
 
 
 @dataclass(frozen=True)
-class CopyConfig(SymbolTaskCell):
+class CopyCell(SymbolCell):
     """One copy cell: task, maximum length L, length law and V symbols."""
 
-    symbols: int = DEFAULT_SYMBOLS
+    family_param: int = DEFAULT_SYMBOLS
     dataset: str = "copy"
 
-    FAMILY: ClassVar[str] = "copy"
     STREAM_ID: ClassVar[int] = 3
     TASK_NAME: ClassVar[str] = "Copying"
     TAGS: ClassVar[tuple[str, ...]] = ("copying", "length-generalization", "c-rasp", "synthetic")
-    TASKS: ClassVar[tuple[str, ...]] = TASKS
-    DEFAULT_SYMBOLS: ClassVar[int] = DEFAULT_SYMBOLS
     C_RASP: ClassVar[dict[str, bool]] = C_RASP
     CARD_SYMBOLS: ClassVar[int] = 12
     COLUMNS: ClassVar[dict[str, str]] = {"source": SEQUENCE, "target": SEQUENCE}
-    GRAMMAR: ClassVar[str] = GRAMMAR
+    GRAMMARS: ClassVar[tuple[NameGrammar, ...]] = GRAMMARS
 
     def symbols_needed(self) -> tuple[int, str]:
         longest = 3 * self.max_len
@@ -166,7 +161,7 @@ class CopyConfig(SymbolTaskCell):
     def pool_size(self, n: int) -> int:
         """Exact: V! / (V - n)! distinct sources, or C(V, p) sets of p symbols times the
         strings over them that use each at least twice."""
-        V = self.symbols
+        V = self.family_param
         if self.unique:
             return math.perm(V, n) if n <= V else 0
         p = repeated_symbols(n)
@@ -192,7 +187,7 @@ class CopyConfig(SymbolTaskCell):
 
     def _draw(self, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` sources drawn uniformly from the pool of length n (with repeats)."""
-        V = self.symbols
+        V = self.family_param
         # A random set (or sequence) of symbols: the first columns of a random permutation.
         p = n if self.unique else repeated_symbols(n)
         symbols = first_of_permutation(rng.random((size, V)), p)
@@ -228,5 +223,5 @@ class CopyConfig(SymbolTaskCell):
     def metrics(self, predictions, labels) -> dict[str, float]:
         from ..metrics import exact_match, token_accuracy
 
-        return {"exact_match": exact_match(predictions, labels, self.symbols),
-                "token_accuracy": token_accuracy(predictions, labels, self.symbols)}
+        return {"exact_match": exact_match(predictions, labels, self.family_param),
+                "token_accuracy": token_accuracy(predictions, labels, self.family_param)}

@@ -29,21 +29,19 @@ Config names: ``{task}_L{L}[_{dist}]``, e.g. ``revert_L10``, ``cherry_pick_L20_u
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from ..citations import BORN_A_TRANSFORMER, Paper
-from .cell import SEQUENCE, Examples, TaskCell
+from .cell import DISTS_WITHOUT_S2L, SEQUENCE, Examples, NameGrammar, TaskCell
 from .limits import check_length
 from .sampling import distinct_draws
 from .symbols import example_table
 from .token_layout import IGNORE, Vocab
 
 TASKS = ("revert", "cherry_pick")
-DISTS = ("fixed", "uniform")
 HEX = "0123456789abcdef"
 HASH_DIGITS = 7
 HASHES = len(HEX) ** HASH_DIGITS
@@ -61,17 +59,14 @@ LINE_TOKENS = HASH_DIGITS + 3
 # The first chunk of a stream's draws: rows are long, and a test split asks few a length.
 FIRST_DRAW = 64
 
-GRAMMAR = (
-    "git config names follow '{task}_L{L}[_{dist}]' with task in "
-    f"{{{', '.join(TASKS)}}}, dist in {{{', '.join(DISTS)}}} (default fixed; no s2l: every "
-    "pool is too large to be used up), L commit lines (L >= 2); examples: revert_L10, "
-    "cherry_pick_L20_uniform"
-)
-_NAME = re.compile(r"^(?P<task>[a-z_]+?)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))?$")
+GRAMMARS = (NameGrammar(
+    "git", "task", TASKS, DISTS_WITHOUT_S2L, "L commit lines (L >= 2)",
+    ("revert_L10", "cherry_pick_L20_uniform"),
+    dist_note="no s2l: every pool is too large to be used up"),)
 
 
 @dataclass(frozen=True)
-class GitConfig(TaskCell):
+class GitCell(TaskCell):
     """One git cell: revert or cherry-pick, L commit lines, length law."""
 
     task: str
@@ -84,31 +79,19 @@ class GitConfig(TaskCell):
     TAGS: ClassVar[tuple[str, ...]] = ("copying", "code", "length-generalization", "synthetic")
     COLUMNS: ClassVar[dict[str, str]] = {"hash": SEQUENCE, "action": SEQUENCE,
                                          "topic": SEQUENCE, "target_hash": SEQUENCE}
-    GRAMMAR: ClassVar[str] = GRAMMAR
+    GRAMMARS: ClassVar[tuple[NameGrammar, ...]] = GRAMMARS
     PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
     TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "lengths L+1..2L",
                                                    "test_long": "lengths 2L+1..3L"}
     LENGTH_SPAN: ClassVar[int] = 3
 
     def __post_init__(self):
-        if self.dataset != "git":
-            raise ValueError(f"a GitConfig is for dataset 'git', not {self.dataset!r}")
-        if self.task not in TASKS:
-            raise ValueError(f"unknown git task {self.task!r}; {GRAMMAR}")
-        if self.dist not in DISTS:
-            raise ValueError(f"unknown length distribution {self.dist!r}; {GRAMMAR}")
+        grammar = self.grammar
+        grammar.check(self.kind, self.dist)
         if not isinstance(self.max_len, int) or self.max_len < self.min_length:
             raise ValueError(f"bad length L={self.max_len!r}: a history needs "
-                             f"L >= {self.min_length} lines; {GRAMMAR}")
+                             f"L >= {self.min_length} lines; {grammar.text}")
         check_length(self)
-
-    @classmethod
-    def parse(cls, dataset: str, name: str) -> GitConfig:
-        m = cls.match_name(_NAME, name)
-        return cls(m["task"], int(m["L"]), m["dist"] or "fixed", dataset)
-
-    def __str__(self) -> str:
-        return f"{self.task}_L{self.max_len}" + ("" if self.dist == "fixed" else f"_{self.dist}")
 
     # -- lengths and vocabulary --------------------------------------------------------
     @property
@@ -224,11 +207,8 @@ class GitConfig(TaskCell):
         return f"hash{HASH_DIGITS}"
 
     @property
-    def kind(self) -> str:
-        return self.task
-
-    @property
     def family_param(self) -> int:
+        # Git names have no parameter part: the hash width is the family's one variant.
         return HASH_DIGITS
 
 

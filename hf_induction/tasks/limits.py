@@ -95,17 +95,16 @@ def check_length(cell) -> None:
             f"big-integer products a length; at most {MAX_DRAW_COST:.0e}, about a second)")
 
 
-def check_vocab(cell, param: str) -> None:
-    """ValueError, one line naming the family parameter, its bound and why, if ``cell``'s
-    vocabulary has more than `MAX_VOCAB` tokens; ``param`` is how the name spells the parameter
-    the vocabulary grows with ("m", "V")."""
+def check_vocab(cell) -> None:
+    """ValueError, one line naming the family parameter (as its grammar spells it: "m", "V"),
+    its bound and why, if ``cell``'s vocabulary has more than `MAX_VOCAB` tokens."""
     size = cell.vocab.size
     if size > MAX_VOCAB:
         specials = size - cell.vocab.order
         raise ValueError(
-            f"config {cell}: {param} = {cell.family_param} exceeds {MAX_VOCAB - specials} (a "
-            f"vocabulary of {size} tokens; an embedding and an output head of "
-            f"{WIDEST_HIDDEN_SIZE} float32 weights a token, with their gradients and Adam "
+            f"config {cell}: {cell.grammar.symbol} = {cell.family_param} exceeds "
+            f"{MAX_VOCAB - specials} (a vocabulary of {size} tokens; an embedding and an output "
+            f"head of {WIDEST_HIDDEN_SIZE} float32 weights a token, with their gradients and Adam "
             f"moments, hold at most {MAX_VOCAB} tokens in {MEMORY})")
 
 

@@ -53,14 +53,13 @@ Config names: ``copy_L{L}[_{dist}][_V{V}]``, e.g. ``copy_L500`` (the study's siz
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from ..citations import BORN_A_TRANSFORMER, Paper
-from .cell import SEQUENCE, Examples, TaskCell
+from .cell import DISTS_WITHOUT_S2L, SEQUENCE, Examples, NameGrammar, TaskCell
 from .continuations import previous_continuations, teacher_forced_errors
 from .copying import copy_rows
 from .limits import check_length, check_vocab
@@ -91,7 +90,6 @@ WORDS = (
 ).split()
 PERIOD_NAME = "."
 TASKS = ("copy",)
-DISTS = ("fixed", "uniform")
 DEFAULT_WORDS = 200
 MIN_WORDS, MAX_WORDS = 4, 8  # words of a sentence
 MIN_SPAN = MIN_WORDS + 1  # tokens of the shortest sentence, and of the shortest paragraph
@@ -102,15 +100,13 @@ RULE_POOL = 1 << 64
 # The first chunk of a stream's draws: rows are long, and a test split asks few a length.
 FIRST_DRAW = 64
 
-GRAMMAR = (
-    "lorem config names follow 'copy_L{L}[_{dist}][_V{V}]' with dist in "
-    f"{{{', '.join(DISTS)}}} (default fixed; no s2l: every pool but the shortest is too large "
-    f"to be used up), L paragraph tokens (L >= {MIN_SPAN}, a sentence of {MIN_WORDS} words "
-    f"and its period), V words (2..{len(WORDS)}, default {DEFAULT_WORDS}); examples: "
-    "copy_L500, copy_L40_uniform_V16"
-)
-_NAME = re.compile(r"^(?P<task>[A-Za-z]+)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))??"
-                   r"(?:_V(?P<V>-?[0-9]+))?$")
+GRAMMARS = (NameGrammar(
+    "lorem", "task", TASKS, DISTS_WITHOUT_S2L,
+    f"L paragraph tokens (L >= {MIN_SPAN}, a sentence of {MIN_WORDS} words and its period)",
+    ("copy_L500", "copy_L40_uniform_V16"), letter="V", symbol="V", default=DEFAULT_WORDS,
+    param_name="V words",
+    param_rule=f"2 <= V <= {len(WORDS)}",
+    dist_note="no s2l: every pool but the shortest is too large to be used up"),)
 # Big-integer counts beyond this are clipped where they only bound an index below 2^22.
 _CLIP = 1 << 60
 
@@ -148,13 +144,13 @@ def _sentence_law(V: int, n: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class LoremConfig(TaskCell):
+class LoremCell(TaskCell):
     """One lorem cell: the copy task, paragraph length L, length law and V words."""
 
     task: str
     max_len: int
     dist: str = "fixed"
-    words: int = DEFAULT_WORDS
+    family_param: int = DEFAULT_WORDS
     dataset: str = "lorem"
 
     STREAM_ID: ClassVar[int] = 4
@@ -163,7 +159,7 @@ class LoremConfig(TaskCell):
                                        "synthetic")
     COLUMNS: ClassVar[dict[str, str]] = {"source": SEQUENCE, "target": SEQUENCE,
                                          "continuations": SEQUENCE}
-    GRAMMAR: ClassVar[str] = GRAMMAR
+    GRAMMARS: ClassVar[tuple[NameGrammar, ...]] = GRAMMARS
     PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
     TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "lengths L+1..2L",
                                                    "test_long": "lengths 2L+1..3L"}
@@ -172,34 +168,16 @@ class LoremConfig(TaskCell):
     CARD_CELL: ClassVar[str] = "copy_L30_V8"
 
     def __post_init__(self):
-        if self.dataset != "lorem":
-            raise ValueError(f"a LoremConfig is for dataset 'lorem', not {self.dataset!r}")
-        if self.task not in TASKS:
-            raise ValueError(f"unknown lorem task {self.task!r}; {GRAMMAR}")
-        if self.dist not in DISTS:
-            raise ValueError(f"unknown length distribution {self.dist!r}; {GRAMMAR}")
+        grammar = self.grammar
+        grammar.check(self.kind, self.dist)
         if not isinstance(self.max_len, int) or self.max_len < MIN_SPAN:
             raise ValueError(f"bad length L={self.max_len!r}: a paragraph needs "
-                             f"L >= {MIN_SPAN}; {GRAMMAR}")
-        if not isinstance(self.words, int) or not 2 <= self.words <= len(WORDS):
-            raise ValueError(f"bad V={self.words!r}: the word list holds 2..{len(WORDS)} "
-                             f"words; {GRAMMAR}")
+                             f"L >= {MIN_SPAN}; {grammar.text}")
+        if not isinstance(self.family_param, int) or not 2 <= self.family_param <= len(WORDS):
+            raise ValueError(f"bad V={self.family_param!r}: the word list holds 2..{len(WORDS)} "
+                             f"words; {grammar.text}")
         check_length(self)
-        check_vocab(self, "V")
-
-    @classmethod
-    def parse(cls, dataset: str, name: str) -> LoremConfig:
-        m = cls.match_name(_NAME, name)
-        words = DEFAULT_WORDS if m["V"] is None else int(m["V"])
-        return cls(m["task"], int(m["L"]), m["dist"] or "fixed", words, dataset)
-
-    def __str__(self) -> str:
-        name = f"{self.task}_L{self.max_len}"
-        if self.dist != "fixed":
-            name += f"_{self.dist}"
-        if self.words != DEFAULT_WORDS:
-            name += f"_V{self.words}"
-        return name
+        check_vocab(self)
 
     # -- lengths and vocabulary --------------------------------------------------------
     @property
@@ -214,14 +192,14 @@ class LoremConfig(TaskCell):
 
     @property
     def period(self) -> int:
-        return self.words
+        return self.family_param
 
     @property
     def vocab(self) -> Vocab:
-        return Vocab(self.words + 1)
+        return Vocab(self.family_param + 1)
 
     def symbol_names(self) -> list[str]:
-        return [*WORDS[: self.words], PERIOD_NAME]
+        return [*WORDS[: self.family_param], PERIOD_NAME]
 
     def token_length(self, n: int) -> int:
         return 2 * n + 3
@@ -229,10 +207,10 @@ class LoremConfig(TaskCell):
     # -- pools -----------------------------------------------------------------------
     def pool_size(self, n: int) -> int:
         """Exact: c(n), the paragraphs of n tokens (module docstring)."""
-        return paragraphs(self.words, n)
+        return paragraphs(self.family_param, n)
 
     def stream_key(self, n: int) -> list[int]:
-        return [self.STREAM_ID, TASKS.index(self.task), self.words, n]
+        return [self.STREAM_ID, TASKS.index(self.task), self.family_param, n]
 
     def stream(self, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
         pool = self.pool_size(n)
@@ -246,7 +224,7 @@ class LoremConfig(TaskCell):
         """The paragraphs of indices ``index`` (each in 0..c(n) - 1) of the pool of length n in
         its order: by the first sentence's length, then its words (base V, first word most
         significant), then the rest of the paragraph in the same order. ``[K, n]``."""
-        V, c = self.words, [min(x, _CLIP) for x in _counts(self.words, n)[: n + 1]]
+        V, c = self.family_param, [min(x, _CLIP) for x in _counts(self.family_param, n)[: n + 1]]
         spans = np.arange(MIN_SPAN, MAX_WORDS + 2)  # tokens of a sentence, with its period
         # blocks[t, s]: paragraphs of t tokens whose first sentence has spans[s] tokens.
         blocks = np.array([[min(V ** (s - 1) * c[t - s], _CLIP) if t >= s else 0 for s in spans]
@@ -282,7 +260,7 @@ class LoremConfig(TaskCell):
         once: a fresh sentence's own, a sentence written again its first writing's. Each step
         draws the same numbers for every row, used or not, so that a chunk's rows never depend
         on which branch another row took."""
-        V = self.words
+        V = self.family_param
         p_sentence, p_word = (P_SENTENCE_AGAIN, P_WORD_AGAIN) if rule else (0.0, 0.0)
         law = _sentence_law(V, n)
         rows = np.arange(size)
@@ -368,7 +346,7 @@ class LoremConfig(TaskCell):
 
     # -- what the cell is --------------------------------------------------------------
     def describe(self) -> dict[str, str]:
-        return {"task": self.task, "words": str(self.words)}
+        return {"task": self.task, "words": str(self.family_param)}
 
     @classmethod
     def layout_table(cls) -> str:
@@ -376,12 +354,4 @@ class LoremConfig(TaskCell):
 
     @property
     def variant(self) -> str:
-        return f"V{self.words}"
-
-    @property
-    def kind(self) -> str:
-        return self.task
-
-    @property
-    def family_param(self) -> int:
-        return self.words
+        return f"V{self.family_param}"

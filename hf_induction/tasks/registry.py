@@ -1,25 +1,25 @@
-"""The task families: dataset name -> its cell class. One line per family.
+"""The families: dataset name -> its cell class. One line per family.
 
 Every room that meets a dataset name asks this registry for its cells (`parse`), so a new
-family is one module (a `TaskCell` subclass) and one line here.
+family is one module (a `TaskCell` subclass with its `NameGrammar`) and one line here.
 """
 
 from __future__ import annotations
 
 from .cell import TaskCell
-from .copying import CopyConfig
-from .git import GitConfig
-from .lorem import LoremConfig
-from .retrieval import RetrievalConfig
-from .word_problems import TaskConfig
+from .copying import CopyCell
+from .git import GitCell
+from .lorem import LoremCell
+from .retrieval import RetrievalCell
+from .word_problems import WordProblemCell
 
 FAMILIES: dict[str, type[TaskCell]] = {
-    "modadd": TaskConfig,
-    "permutation": TaskConfig,
-    "retrieval": RetrievalConfig,
-    "copy": CopyConfig,
-    "lorem": LoremConfig,
-    "git": GitConfig,
+    "modadd": WordProblemCell,
+    "permutation": WordProblemCell,
+    "retrieval": RetrievalCell,
+    "copy": CopyCell,
+    "lorem": LoremCell,
+    "git": GitCell,
 }
 DATASETS: tuple[str, ...] = tuple(FAMILIES)
 # Where the families are published: induction-bias/<dataset> on the Hub.
@@ -48,7 +48,8 @@ def parse_or_none(dataset: str, name: str) -> TaskCell | None:
 
 
 def grammar(dataset: str) -> str:
-    return family(dataset).GRAMMAR
+    """The dataset's name grammar in one line, as its errors and dataset card show it."""
+    return family(dataset).grammar_of(dataset).text
 
 
 def hub_dataset_id(dataset: str) -> str:

@@ -26,9 +26,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .cell import SCALAR, SEQUENCE, Examples
+from .cell import SCALAR, SEQUENCE, Examples, NameGrammar
 from .limits import MAX_TOKENS, MAX_VOCAB
-from .symbols import DISTS, SymbolTaskCell
+from .symbols import SymbolCell, symbol_grammar
 from .token_layout import IGNORE
 
 TASKS = ("UR", "UL", "NRFirst", "NRLast", "NLFirst", "NLLast")
@@ -36,14 +36,12 @@ DEFAULT_SYMBOLS = 16
 C_RASP = {"UR": True, "UL": True, "NRFirst": True, "NLFirst": True,
           "NRLast": False, "NLLast": False}
 
-GRAMMAR = (
-    "retrieval config names follow '{task}_L{L}[_{dist}][_V{V}]' with task in "
-    f"{{{', '.join(TASKS)}}}, dist in {{{', '.join(DISTS)}}} (default fixed), V symbols "
-    f"(default {DEFAULT_SYMBOLS}); L >= 2 for UR/UL and L >= 4 for the N tasks (two "
-    "non-adjacent occurrences and their neighbours) while a row at length 3L has at most "
-    f"{MAX_TOKENS} tokens, V >= 2 for UR/UL and V >= 3 for the N tasks, V <= {MAX_VOCAB - 4}; "
-    "examples: UR_L10, NRLast_L16_uniform_V8"
-)
+GRAMMARS = symbol_grammar(
+    "retrieval", TASKS, DEFAULT_SYMBOLS,
+    "L >= 2 for UR/UL and L >= 4 for the N tasks (two non-adjacent occurrences and their "
+    f"neighbours) while a row at length 3L has at most {MAX_TOKENS} tokens",
+    f"V >= 2 for UR/UL and V >= 3 for the N tasks, V <= {MAX_VOCAB - 4}",
+    ("UR_L10", "NRLast_L16_uniform_V8"))
 
 
 @functools.lru_cache(maxsize=4)
@@ -63,22 +61,19 @@ def fibonacci_sums(x: int, n: int) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class RetrievalConfig(SymbolTaskCell):
+class RetrievalCell(SymbolCell):
     """One retrieval cell: task, maximum context length L, length law and V symbols."""
 
-    symbols: int = DEFAULT_SYMBOLS
+    family_param: int = DEFAULT_SYMBOLS
     dataset: str = "retrieval"
 
-    FAMILY: ClassVar[str] = "retrieval"
     STREAM_ID: ClassVar[int] = 2
     TASK_NAME: ClassVar[str] = "Retrieval"
     TAGS: ClassVar[tuple[str, ...]] = ("retrieval", "induction-heads", "length-generalization",
                                        "c-rasp", "synthetic")
-    TASKS: ClassVar[tuple[str, ...]] = TASKS
-    DEFAULT_SYMBOLS: ClassVar[int] = DEFAULT_SYMBOLS
     C_RASP: ClassVar[dict[str, bool]] = C_RASP
     COLUMNS: ClassVar[dict[str, str]] = {"context": SEQUENCE, "query": SCALAR, "answer": SCALAR}
-    GRAMMAR: ClassVar[str] = GRAMMAR
+    GRAMMARS: ClassVar[tuple[NameGrammar, ...]] = GRAMMARS
 
     def symbols_needed(self) -> tuple[int, str]:
         if self.unique:
@@ -110,7 +105,7 @@ class RetrievalConfig(SymbolTaskCell):
         have the neighbour, V - 1 symbols at the other n - t positions except that the last
         occurrence's neighbour differs from the first's (V - 2 choices).
         """
-        V = self.symbols
+        V = self.family_param
         if n < self.min_length:
             return 0
         if self.unique:
@@ -154,7 +149,7 @@ class RetrievalConfig(SymbolTaskCell):
 
     def _draw(self, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` items drawn uniformly from the pool of length n (with repeats)."""
-        V = self.symbols
+        V = self.family_param
         # The number of occurrences t, weighted by how many items have it.
         ts, counts = self._counts(n)
         # Counts beyond a float (15^300) are divided by one power of two first: the weights'
@@ -198,7 +193,7 @@ class RetrievalConfig(SymbolTaskCell):
         The N tasks' counts are built from the largest t down, the power of V - 1 and the
         binomial each updated from the last by small factors: at n = 6,000 a pow and a
         binomial a term took minutes a length."""
-        V = self.symbols
+        V = self.family_param
         if self.unique:
             return [1], [(n - 1) * (V - 1) ** (n - 1)]
         ts = list(range(2, n // 2 + 1))
@@ -242,4 +237,4 @@ class RetrievalConfig(SymbolTaskCell):
     def metrics(self, predictions, labels) -> dict[str, float]:
         from ..metrics import token_accuracy
 
-        return {"accuracy": token_accuracy(predictions, labels, self.symbols)}
+        return {"accuracy": token_accuracy(predictions, labels, self.family_param)}

@@ -1,11 +1,10 @@
-"""What the second study's families (retrieval, copy) share: tasks over V symbols, one name
-grammar ``{task}_L{L}[_{dist}][_V{V}]``, test splits at L+1..2L and 2L+1..3L, and streams
-that enumerate small pools and draw large ones uniformly."""
+"""What the second study's families (retrieval, copy) share: tasks over V symbols (the family
+parameter, ``_V{V}`` in a name), test splits at L+1..2L and 2L+1..3L, and streams that
+enumerate small pools and draw large ones uniformly."""
 
 from __future__ import annotations
 
 import functools
-import re
 import string
 from dataclasses import dataclass
 from typing import ClassVar
@@ -13,16 +12,13 @@ from typing import ClassVar
 import numpy as np
 
 from ..citations import BORN_A_TRANSFORMER, Paper
-from .cell import TaskCell
+from .cell import DISTS, NameGrammar, TaskCell
 from .limits import FIRST_CHUNK, check_length, check_vocab
 from .sampling import distinct_draws, generate
 from .token_layout import IGNORE, Vocab
 
-DISTS = ("fixed", "uniform", "s2l")
 # Candidate spaces (V ** item width) up to this size are enumerated and filtered.
 ENUMERATION_LIMIT = 1 << 22
-_NAME = re.compile(r"^(?P<task>[A-Za-z]+)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))??"
-                   r"(?:_V(?P<V>-?[0-9]+))?$")
 
 
 def symbol_names(count: int) -> list[str]:
@@ -36,12 +32,12 @@ def symbol_dtype(symbols: int):
 
 
 @functools.lru_cache(maxsize=32)
-def enumerated_pool(cell: SymbolTaskCell, n: int) -> np.ndarray:
+def enumerated_pool(cell: SymbolCell, n: int) -> np.ndarray:
     """Every item of length n of a small pool, in the order of their codes (base V, most
     significant first): all candidate rows, filtered by ``cell.valid``. Cached: every split of
     every size draws from the same pool."""
     width = cell.item_width(n)
-    V = cell.symbols
+    V = cell.family_param
     codes = np.arange(V**width, dtype=np.int64)
     digits = np.empty((len(codes), width), dtype=symbol_dtype(V))
     for j in range(width - 1, -1, -1):
@@ -52,23 +48,27 @@ def enumerated_pool(cell: SymbolTaskCell, n: int) -> np.ndarray:
     return pool
 
 
+def symbol_grammar(dataset: str, tasks: tuple[str, ...], default: int, rules: str,
+                   param_rule: str, examples: tuple[str, ...]) -> tuple[NameGrammar]:
+    """A family over V symbols names its cells ``{task}_L{L}[_{dist}][_V{V}]``."""
+    return (NameGrammar(dataset, "task", tasks, DISTS, rules, examples, letter="V", symbol="V",
+                        default=default, param_name="V symbols", param_rule=param_rule),)
+
+
 @dataclass(frozen=True)
-class SymbolTaskCell(TaskCell):
+class SymbolCell(TaskCell):
     """A cell of a family of tasks over V symbols; subclasses set the class variables below
     and implement ``valid``, ``_draw``, ``pool_size``, ``encode``, ``metrics`` and
-    ``check_symbols``."""
+    ``symbols_needed``."""
 
     task: str
     max_len: int
     dist: str = "fixed"
-    symbols: int = 0
+    family_param: int = 0
     dataset: str = ""
 
-    FAMILY: ClassVar[str] = ""
     # Names the family in its streams' seeds: fixed forever, or every item would change.
     STREAM_ID: ClassVar[int] = 0
-    TASKS: ClassVar[tuple[str, ...]] = ()
-    DEFAULT_SYMBOLS: ClassVar[int] = 0
     # Whether each task is expressible in C-RASP[pos], as the study's code labels it: its
     # theory predicts a transformer length-generalises where it is.
     C_RASP: ClassVar[dict[str, bool]] = {}
@@ -80,40 +80,21 @@ class SymbolTaskCell(TaskCell):
     LENGTH_SPAN: ClassVar[int] = 3
 
     def __post_init__(self):
-        if self.dataset != self.FAMILY:
-            raise ValueError(f"a {type(self).__name__} is for dataset {self.FAMILY!r}, "
-                             f"not {self.dataset!r}")
-        if self.task not in self.TASKS:
-            raise ValueError(f"unknown {self.FAMILY} task {self.task!r}; {self.GRAMMAR}")
-        if self.dist not in DISTS:
-            raise ValueError(f"unknown length distribution {self.dist!r}; {self.GRAMMAR}")
+        grammar = self.grammar
+        grammar.check(self.kind, self.dist)
         if not isinstance(self.max_len, int) or self.max_len < self.min_length:
             raise ValueError(f"bad length L={self.max_len!r}: {self.task} needs "
-                             f"L >= {self.min_length}; {self.GRAMMAR}")
+                             f"L >= {self.min_length}; {grammar.text}")
         check_length(self)
         need, why = self.symbols_needed()
-        if not isinstance(self.symbols, int) or self.symbols < need:
-            raise ValueError(f"bad V={self.symbols!r}: {self} needs V >= {need} ({why}); "
-                             f"{self.GRAMMAR}")
-        check_vocab(self, "V")
+        if not isinstance(self.family_param, int) or self.family_param < need:
+            raise ValueError(f"bad V={self.family_param!r}: {self} needs V >= {need} ({why}); "
+                             f"{grammar.text}")
+        check_vocab(self)
 
     def symbols_needed(self) -> tuple[int, str]:
         """The fewest symbols the task's items need at every split, and why."""
         raise NotImplementedError
-
-    @classmethod
-    def parse(cls, dataset: str, name: str) -> SymbolTaskCell:
-        m = cls.match_name(_NAME, name)
-        symbols = cls.DEFAULT_SYMBOLS if m["V"] is None else int(m["V"])
-        return cls(m["task"], int(m["L"]), m["dist"] or "fixed", symbols, dataset)
-
-    def __str__(self) -> str:
-        name = f"{self.task}_L{self.max_len}"
-        if self.dist != "fixed":
-            name += f"_{self.dist}"
-        if self.symbols != self.DEFAULT_SYMBOLS:
-            name += f"_V{self.symbols}"
-        return name
 
     @property
     def unique(self) -> bool:
@@ -128,34 +109,27 @@ class SymbolTaskCell(TaskCell):
 
     @property
     def vocab(self) -> Vocab:
-        return Vocab(self.symbols)
+        return Vocab(self.family_param)
 
     def symbol_names(self) -> list[str]:
-        return symbol_names(self.symbols)
+        return symbol_names(self.family_param)
 
     def describe(self) -> dict[str, str]:
-        return {"task": self.task, "symbols": str(self.symbols),
+        return {"task": self.task, "symbols": str(self.family_param),
                 "C-RASP[pos]": "yes" if self.C_RASP[self.task] else "no"}
 
     @classmethod
     def layout_table(cls) -> str:
-        return example_table([cls(task, 4, symbols=cls.CARD_SYMBOLS, dataset=cls.FAMILY)
-                              for task in cls.TASKS])
+        (grammar,) = cls.GRAMMARS
+        return example_table([cls(task, 4, family_param=cls.CARD_SYMBOLS)
+                              for task in grammar.kinds])
 
     @property
     def variant(self) -> str:
-        return f"V{self.symbols}"
-
-    @property
-    def kind(self) -> str:
-        return self.task
-
-    @property
-    def family_param(self) -> int:
-        return self.symbols
+        return f"V{self.family_param}"
 
     def stream_key(self, n: int) -> list[int]:
-        return [self.STREAM_ID, self.TASKS.index(self.task), self.symbols, n]
+        return [self.STREAM_ID, self.grammar.kinds.index(self.task), self.family_param, n]
 
     def valid(self, items: np.ndarray, n: int) -> np.ndarray:
         """Which rows ``[K, item_width(n)]`` are items of this task: ``[K]`` bool."""
@@ -171,10 +145,10 @@ class SymbolTaskCell(TaskCell):
         return FIRST_CHUNK
 
     def stream(self, n: int, count: int, rng: np.random.Generator) -> np.ndarray:
-        if self.symbols ** self.item_width(n) <= ENUMERATION_LIMIT:
+        if self.family_param ** self.item_width(n) <= ENUMERATION_LIMIT:
             pool = enumerated_pool(self, n)
             return pool[rng.permutation(len(pool))[:count]]
-        dtype = symbol_dtype(self.symbols)
+        dtype = symbol_dtype(self.family_param)
         return distinct_draws(lambda r, size: self._draw(n, size, r).astype(dtype), count, rng,
                               first=self.first_draw())
 

@@ -1,7 +1,7 @@
-"""The group word problems (modadd, permutation): their cells, the one parser of their config
-names, and everything the `TaskCell` protocol asks of a family.
+"""The group word problems (modadd, permutation): their cells, their config names, and
+everything the `TaskCell` protocol asks of a family.
 
-Grammar::
+Config names (the shared `cell.NameGrammar`, its parameter the group's)::
 
     modadd:       {format}_L{L}[_{dist}][_m{m}]     e.g. acot_L20, outcome_L20_m10
     permutation:  {format}_L{L}[_{dist}][_S{k}]     e.g. cot_L10_uniform, acot_L30_s2l_S4
@@ -20,53 +20,46 @@ formats::
 acot's trailing EOS only lines the shift up (the output after g_i is s_i; the states are
 never fed back as inputs). For outcome and cot the supervised tokens are the input's own
 continuation, as in any prompt + completion row: ``labels`` is ``input_ids`` with the
-prompt [BOS, g_1..g_n, SEP] masked, and ``generate()`` from the prompt answers the task.
+prompt [BOS, g_1..g_n, SEP] masked, and ``generate()`` from the prompt writes the answer.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from ..citations import INDUCTION_BIAS, Paper
-from .cell import SEQUENCE, Examples, TaskCell
+from .cell import DISTS, SEQUENCE, Examples, NameGrammar, TaskCell
 from .groups import MAX_SYMMETRIC_DEGREE, CyclicGroup, Group, cyclic, symmetric
 from .limits import MAX_TOKENS, MAX_VOCAB, check_length, check_vocab
 from .sampling import PERMUTATION_POOL_LIMIT, WORDS, distinct_draws
 from .token_layout import IGNORE, Vocab
 
-GROUP_DATASETS = ("modadd", "permutation")
 FORMATS = ("outcome", "cot", "acot")
-DISTS = ("fixed", "uniform", "s2l")
-DEFAULT_GROUP_PARAM = {"modadd": 5, "permutation": 5}
-GROUP_PREFIX = {"modadd": "m", "permutation": "S"}
 # How a group is written in tables and cards: Z_5, S_5.
 GROUP_PREFIX_DISPLAY = {"modadd": "Z", "permutation": "S"}
-
-GRAMMAR = (
-    "config names follow '{format}_L{L}[_{dist}][_m{m}]' for modadd and "
-    "'{format}_L{L}[_{dist}][_S{k}]' for permutation, with format in "
-    f"{{{', '.join(FORMATS)}}}, dist in {{{', '.join(DISTS)}}} (default fixed), "
-    "L >= 1 (>= 2 for uniform and s2l) while a row at the test length 2L has at most "
-    f"{MAX_TOKENS} tokens, 2 <= m <= {MAX_VOCAB - 4} (default 5), "
-    f"2 <= k <= {MAX_SYMMETRIC_DEGREE} (default 5); "
-    "examples: acot_L20, cot_L10_uniform, outcome_L20_m10, acot_L30_s2l_S4"
-)
-
-_NAME = re.compile(
-    r"^(?P<format>[a-z0-9]+)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))??(?:_(?P<group>[mS]-?[0-9]+))?$"
+_EXAMPLES = ("acot_L20", "cot_L10_uniform")
+_LENGTH_RULE = (f"L >= 1 (>= 2 for uniform and s2l) while a row at the test length 2L has at "
+                f"most {MAX_TOKENS} tokens")
+GRAMMARS = (
+    NameGrammar("modadd", "format", FORMATS, DISTS, _LENGTH_RULE,
+                (*_EXAMPLES, "outcome_L20_m10"), letter="m", symbol="m", default=5,
+                param_name="the modulus m", param_rule=f"2 <= m <= {MAX_VOCAB - 4}"),
+    NameGrammar("permutation", "format", FORMATS, DISTS, _LENGTH_RULE,
+                (*_EXAMPLES, "acot_L30_s2l_S4"), letter="S", symbol="k", default=5,
+                param_name="the degree k", param_rule=f"2 <= k <= {MAX_SYMMETRIC_DEGREE}"),
 )
 
 
 @dataclass(frozen=True)
-class TaskConfig(TaskCell):
-    """One cell of a group word problem: dataset, supervision format, length law and group."""
+class WordProblemCell(TaskCell):
+    """One cell of a group word problem: dataset, supervision format, length law and group
+    parameter (m of Z_m, k of S_k; None: the dataset's default)."""
 
     COLUMNS: ClassVar[dict[str, str]] = {"elements": SEQUENCE, "states": SEQUENCE}
-    GRAMMAR: ClassVar[str] = GRAMMAR
+    GRAMMARS: ClassVar[tuple[NameGrammar, ...]] = GRAMMARS
     PAPER: ClassVar[Paper] = INDUCTION_BIAS
     TASK_NAME: ClassVar[str] = "State tracking"
     TAGS: ClassVar[tuple[str, ...]] = ("state-tracking", "group-word-problem", "synthetic",
@@ -79,63 +72,33 @@ class TaskConfig(TaskCell):
     format: str
     max_len: int
     dist: str = "fixed"
-    group_param: int | None = None
+    family_param: int | None = None
 
     def __post_init__(self):
-        if self.dataset not in GROUP_DATASETS:
-            raise ValueError(
-                f"unknown dataset {self.dataset!r}; allowed: {', '.join(GROUP_DATASETS)}")
-        if self.group_param is None:
-            object.__setattr__(self, "group_param", DEFAULT_GROUP_PARAM[self.dataset])
-        if self.format not in FORMATS:
-            raise ValueError(f"unknown format {self.format!r}; {GRAMMAR}")
-        if self.dist not in DISTS:
-            raise ValueError(f"unknown length distribution {self.dist!r}; {GRAMMAR}")
+        grammar = self.grammar
+        if self.family_param is None:
+            object.__setattr__(self, "family_param", grammar.default)
+        grammar.check(self.kind, self.dist)
         min_len = 1 if self.dist == "fixed" else 2
         if not isinstance(self.max_len, int) or self.max_len < min_len:
-            raise ValueError(
-                f"bad length L={self.max_len!r}: {self.dist} needs L >= {min_len}; {GRAMMAR}"
-            )
+            raise ValueError(f"bad length L={self.max_len!r}: {self.dist} needs L >= {min_len}; "
+                             f"{grammar.text}")
         check_length(self)
-        p = self.group_param
+        p = self.family_param
         if self.dataset == "modadd" and (not isinstance(p, int) or p < 2):
-            raise ValueError(f"bad modulus m={p!r}: Z_m needs m >= 2; {GRAMMAR}")
+            raise ValueError(f"bad modulus m={p!r}: Z_m needs m >= 2; {grammar.text}")
         if self.dataset == "permutation" and (
             not isinstance(p, int) or not 2 <= p <= MAX_SYMMETRIC_DEGREE
         ):
-            raise ValueError(
-                f"bad degree k={p!r}: S_k needs 2 <= k <= {MAX_SYMMETRIC_DEGREE}; {GRAMMAR}"
-            )
-        check_vocab(self, "m" if self.dataset == "modadd" else "k")
-
-    @classmethod
-    def parse(cls, dataset: str, name: str) -> TaskConfig:
-        """Parse a config name such as ``acot_L20`` for ``dataset``; ValueError if malformed."""
-        if dataset not in GROUP_DATASETS:
-            raise ValueError(f"unknown dataset {dataset!r}; allowed: {', '.join(GROUP_DATASETS)}")
-        m = cls.match_name(_NAME, name)
-        group = m["group"]
-        group_param = None
-        if group is not None:
-            if group[0] != GROUP_PREFIX[dataset]:
-                raise ValueError(
-                    f"config {name!r}: group part {group!r} is not for {dataset} "
-                    f"(it takes _{GROUP_PREFIX[dataset]}<n>); {GRAMMAR}"
-                )
-            group_param = int(group[1:])
-        return cls(dataset, m["format"], int(m["L"]), m["dist"] or "fixed", group_param)
-
-    def __str__(self) -> str:
-        name = f"{self.format}_L{self.max_len}"
-        if self.dist != "fixed":
-            name += f"_{self.dist}"
-        if self.group_param != DEFAULT_GROUP_PARAM[self.dataset]:
-            name += f"_{GROUP_PREFIX[self.dataset]}{self.group_param}"
-        return name
+            raise ValueError(f"bad degree k={p!r}: S_k needs 2 <= k <= {MAX_SYMMETRIC_DEGREE}; "
+                             f"{grammar.text}")
+        check_vocab(self)
 
     @property
     def group(self) -> Group:
-        return cyclic(self.group_param) if self.dataset == "modadd" else symmetric(self.group_param)
+        if self.dataset == "modadd":
+            return cyclic(self.family_param)
+        return symmetric(self.family_param)
 
     @property
     def test_length(self) -> int:
@@ -182,15 +145,7 @@ class TaskConfig(TaskCell):
 
     @property
     def variant(self) -> str:
-        return f"{GROUP_PREFIX_DISPLAY[self.dataset]}_{self.group_param}"
-
-    @property
-    def kind(self) -> str:
-        return self.format
-
-    @property
-    def family_param(self) -> int:
-        return self.group_param
+        return f"{GROUP_PREFIX_DISPLAY[self.dataset]}_{self.family_param}"
 
     def token_length(self, n: int) -> int:
         return sequence_length(self.format, n)

@@ -7,7 +7,7 @@ import torch
 
 from hf_induction.data import arrays as data_arrays
 from hf_induction.data import cell_arrays
-from hf_induction.tasks import TaskConfig, generate, registry, sampling
+from hf_induction.tasks import WordProblemCell, generate, registry, sampling
 from hf_induction.training import TrainData
 
 CELLS = [("modadd", "cot_L6_uniform"), ("modadd", "acot_L5"), ("permutation", "outcome_L4_S3"),
@@ -63,7 +63,7 @@ def test_a_hash_collision_falls_back_to_the_byte_sort(monkeypatch):
 def test_a_large_pool_stream_is_unchanged(monkeypatch):
     # A pool too large to enumerate goes through the hashed de-duplication: the stream is the
     # one the byte sort gives.
-    cfg = TaskConfig.parse("permutation", "acot_L10_S3")
+    cfg = WordProblemCell.parse("permutation", "acot_L10_S3")
     fast = sampling.stream(cfg, 10, 5000, 3)
     monkeypatch.setattr(sampling, "first_occurrences",
                         lambda rows, hashes=None: sampling.first_occurrences_reference(rows))

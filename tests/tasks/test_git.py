@@ -141,7 +141,7 @@ def test_line_metrics_match_a_hand_count():
     ("rebase_L4", "'rebase'"),
     ("revertL4", "cannot parse"),
     ("revert_L4_v8", "'v8'"),
-    ("revert_L4_V8", "cannot parse"),
+    ("revert_L4_V8", "git names take no parameter part"),
     ("revert_L200", "exceeds 102"),
 ])
 def test_impossible_cells_are_one_clear_error(name, part):

@@ -7,7 +7,7 @@ import datasets
 import pytest
 
 from hf_induction.data import build_folder, read_configs, to_dataset
-from hf_induction.tasks import TaskConfig, generate
+from hf_induction.tasks import WordProblemCell, generate
 from hf_induction.tasks.tokenizer import build_tokenizer
 from hf_induction.templates import dataset_card_template
 from tests.runner.helpers import run_script
@@ -22,14 +22,14 @@ def template(dataset):
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     out = tmp_path_factory.mktemp("hub") / "modadd"
-    cfgs = [TaskConfig.parse("modadd", n) for n in ("acot_L5", "cot_L4_uniform")]
+    cfgs = [WordProblemCell.parse("modadd", n) for n in ("acot_L5", "cot_L4_uniform")]
     build_folder(out, "modadd", cfgs, template("modadd"), train_size=300, seed=2, progress=False)
     return out
 
 
 def test_load_dataset_reads_every_split(folder):
     for name in ("acot_L5", "cot_L4_uniform"):
-        cfg = TaskConfig.parse("modadd", name)
+        cfg = WordProblemCell.parse("modadd", name)
         ds = datasets.load_dataset(str(folder), name)
         assert set(ds) == {"train", "validation", "test"}
         assert ds["train"].num_rows == 300
@@ -74,7 +74,7 @@ def test_the_card_metadata_is_the_libraries_own(tmp_path):
 
 
 def test_rebuild_adds_configs_and_keeps_the_others(folder):
-    build_folder(folder, "modadd", [TaskConfig.parse("modadd", "outcome_L3_m3")],
+    build_folder(folder, "modadd", [WordProblemCell.parse("modadd", "outcome_L3_m3")],
                  template("modadd"), train_size=10, progress=False)
     assert set(read_configs(folder)) == {"acot_L5", "cot_L4_uniform", "outcome_L3_m3"}
     card = (folder / "README.md").read_text()
@@ -144,7 +144,7 @@ def test_builder_matches_the_parquet_build(tmp_path):
                           seed=4)
     builder.download_and_prepare()
     built = builder.as_dataset()
-    cfg = TaskConfig.parse("permutation", "cot_L5_uniform")
+    cfg = WordProblemCell.parse("permutation", "cot_L5_uniform")
     for split in ("train", "validation"):
         fast = to_dataset(generate(cfg, split, 50 if split == "train" else None, seed=4))
         assert built[split].to_list() == fast.to_list()
@@ -152,10 +152,10 @@ def test_builder_matches_the_parquet_build(tmp_path):
 
 
 def test_tokenizer_follows_the_layout(tmp_path):
-    tok = build_tokenizer(TaskConfig.parse("modadd", "outcome_L3"))
+    tok = build_tokenizer(WordProblemCell.parse("modadd", "outcome_L3"))
     assert tok("3 1 4 =").input_ids == [5, 3, 1, 4, 6]
     assert len(tok) == 9 and tok.pad_token_id == 8 and tok.eos_token_id == 7
-    perm = build_tokenizer(TaskConfig.parse("permutation", "acot_L3"))
+    perm = build_tokenizer(WordProblemCell.parse("permutation", "acot_L3"))
     assert perm("01234 10234").input_ids == [120, 0, 24]
     perm.save_pretrained(tmp_path)
     from transformers import AutoTokenizer
@@ -185,7 +185,7 @@ def test_eval_yaml_registers_every_config_that_eval_results_name(tmp_path):
     from hf_induction.hub.cards import eval_result_entries
 
     out = tmp_path / "modadd"
-    build_folder(out, "modadd", [TaskConfig.parse("modadd", n) for n in ("acot_L3", "cot_L3")],
+    build_folder(out, "modadd", [WordProblemCell.parse("modadd", n) for n in ("acot_L3", "cot_L3")],
                  template("modadd"), train_size=20, progress=False)
     spec = yaml.safe_load((out / "eval.yaml").read_text())
     # The fields the Hub validates at push time (docs/hub/eval-results.md).

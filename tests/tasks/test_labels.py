@@ -2,7 +2,7 @@
 
 import pytest
 
-from hf_induction.tasks import DISTS, FORMATS, TaskConfig, generate
+from hf_induction.tasks import DISTS, FORMATS, WordProblemCell, generate
 from tests.tasks.reference import example_by_hand, states_by_hand
 
 GROUPS = [("modadd", 5), ("modadd", 7), ("permutation", 3), ("permutation", 5)]
@@ -15,7 +15,7 @@ CELLS = [
 @pytest.mark.parametrize("dataset,param,fmt,dist", CELLS)
 @pytest.mark.parametrize("split", ["train", "validation", "test"])
 def test_every_label_by_brute_force(dataset, param, fmt, dist, split):
-    cfg = TaskConfig(dataset, fmt, 4, dist, param)
+    cfg = WordProblemCell(dataset, fmt, 4, dist, param)
     ex = generate(cfg, split, 60 if split != "validation" else None, seed=3)
     order = cfg.group.order
     assert len(ex) > 0

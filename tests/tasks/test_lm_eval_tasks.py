@@ -130,14 +130,14 @@ def _items(cell, k: int, rng) -> np.ndarray:
     its `valid`; the others' streams draw a few."""
     n = cell.max_len
     if cell.dataset == "retrieval":
-        items = rng.integers(0, cell.symbols, (200 * k, n + 1))
+        items = rng.integers(0, cell.family_param, (200 * k, n + 1))
         items = items[cell.valid(items, n)][:k]
     elif cell.dataset == "copy" and cell.unique:
-        items = rng.random((k, cell.symbols)).argsort(axis=1)[:, :n]
+        items = rng.random((k, cell.family_param)).argsort(axis=1)[:, :n]
     elif cell.dataset == "copy":  # p symbols twice each, the rest from them, shuffled
         p = repeated_symbols(n)
         items = np.array([rng.permutation(np.concatenate([s, s, rng.choice(s, n - 2 * p)]))
-                          for s in (rng.permutation(cell.symbols)[:p] for _ in range(k))])
+                          for s in (rng.permutation(cell.family_param)[:p] for _ in range(k))])
     elif cell.dataset in ("modadd", "permutation"):
         return rng.integers(0, cell.alphabet_size, (k, n))
     else:

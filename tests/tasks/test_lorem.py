@@ -24,7 +24,7 @@ from hf_induction.tasks.continuations import (
     copy_errors,
     position_classes,
 )
-from hf_induction.tasks.lorem import WORDS, LoremConfig
+from hf_induction.tasks.lorem import WORDS, LoremCell
 from hf_induction.templates import dataset_card_template
 
 IGNORE = -100
@@ -58,7 +58,7 @@ def continuations_by_hand(text):
 @pytest.mark.parametrize("name", CELLS)
 def test_every_row_by_brute_force(name):
     cell = parse("lorem", name)
-    V, vocab = cell.words, cell.vocab
+    V, vocab = cell.family_param, cell.vocab
     for split in cell.splits:
         size = min(200, train_pool_size(cell)) if split == "train" else None
         ex = generate(cell, split, size, seed=3)
@@ -91,7 +91,7 @@ def test_the_pool_is_every_paragraph_exactly(V, n):
     # Every string of n tokens over the V words and the period, kept if it is a paragraph.
     strings = np.array(list(itertools.product(range(V + 1), repeat=n)), dtype=np.int64)
     brute = int(paragraphs_by_hand(strings, V).sum())
-    cell = LoremConfig("copy", 40, words=V)
+    cell = LoremCell("copy", 40, family_param=V)
     assert cell.pool_size(n) == brute
     # The unranking enumerates exactly that pool.
     every = cell.unrank(n, np.arange(brute))
@@ -101,7 +101,7 @@ def test_the_pool_is_every_paragraph_exactly(V, n):
 
 def test_a_pool_of_three_sentences_by_hand():
     # 15 tokens: three sentences of 4 words, or two of 5 + 8, 6 + 7, 7 + 6 or 8 + 5 words.
-    assert LoremConfig("copy", 40, words=3).pool_size(15) == 3**12 + 4 * 3**13
+    assert LoremCell("copy", 40, family_param=3).pool_size(15) == 3**12 + 4 * 3**13
 
 
 def test_a_small_pool_is_used_up_exactly():
@@ -122,7 +122,7 @@ def test_without_its_repetitions_the_rule_is_uniform_on_the_pool():
     # among the five ways to cut the paragraph would give).
     V, n = 3, 15
     exact = np.array([0, 0, 0, 0, 1, 3, 3, 3, 3]) / 13
-    draws = LoremConfig("copy", 40, words=V).draw(n, 40_000, np.random.default_rng(0),
+    draws = LoremCell("copy", 40, family_param=V).draw(n, 40_000, np.random.default_rng(0),
                                                   rule=False)
     first = [len(sentences_by_hand(r, V)[0]) for r in draws.tolist()]
     seen = np.bincount(first, minlength=9) / len(first)
@@ -141,7 +141,7 @@ def test_the_rule_writes_sentences_again_and_repeats_words():
     again, fresh_pairs = [], []
     for r in rows:
         seen = set()
-        for s in sentences_by_hand(r, cell.words):
+        for s in sentences_by_hand(r, cell.family_param):
             # A sentence already written is one written again (200 words: a fresh one equal to
             # an earlier one has chance below 200^-4).
             again.append(s in seen)

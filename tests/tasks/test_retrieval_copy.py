@@ -25,7 +25,7 @@ def check_retrieval_row(cell, ex, i):
     n = int(ex.lengths[i])
     context = ex.context[i, :n].tolist()
     query, answer = int(ex.query[i]), int(ex.answer[i])
-    assert all(0 <= c < cell.symbols for c in context) and 0 <= query < cell.symbols
+    assert all(0 <= c < cell.family_param for c in context) and 0 <= query < cell.family_param
     assert retrieval_by_hand(cell.task, context, query) == answer
     vocab = cell.vocab
     ids = [vocab.bos, *context, vocab.sep, query, answer]
@@ -93,7 +93,7 @@ def test_splits_are_unique_disjoint_nested_and_deterministic(dataset, name):
 @pytest.mark.parametrize("task", retrieval.TASKS)
 @pytest.mark.parametrize("n,symbols", [(4, 3), (5, 4), (6, 3)])
 def test_retrieval_pools_are_exact(task, n, symbols):
-    cell = retrieval.RetrievalConfig(task, 6, symbols=symbols)
+    cell = retrieval.RetrievalCell(task, 6, family_param=symbols)
     assert cell.pool_size(n) == retrieval_pool_by_hand(task, n, symbols)
 
 
@@ -103,7 +103,7 @@ def test_retrieval_pools_are_exact(task, n, symbols):
     for n, v in ([(2, 6), (4, 7), (5, 6)] if task.startswith("U") else
                  [(2, 6), (4, 7), (6, 4), (7, 3)])])
 def test_copy_pools_are_exact(task, n, symbols):
-    cell = copying.CopyConfig(task, 2, symbols=symbols)
+    cell = copying.CopyCell(task, 2, family_param=symbols)
     assert cell.pool_size(n) == copy_pool_by_hand(task, n, symbols)
 
 
@@ -154,14 +154,14 @@ def test_impossible_cells_are_one_clear_error(dataset, name, part):
 @given(task=st.sampled_from(retrieval.TASKS), L=st.integers(4, 40),
        dist=st.sampled_from(["fixed", "uniform", "s2l"]), V=st.integers(3, 64))
 def test_retrieval_grammar_round_trips(task, L, dist, V):
-    cell = retrieval.RetrievalConfig(task, L, dist, V)
+    cell = retrieval.RetrievalCell(task, L, dist, V)
     assert parse("retrieval", str(cell)) == cell
 
 
 @given(task=st.sampled_from(copying.TASKS), L=st.integers(2, 30),
        dist=st.sampled_from(["fixed", "uniform", "s2l"]), extra=st.integers(0, 20))
 def test_copy_grammar_round_trips(task, L, dist, extra):
-    cell = copying.CopyConfig(task, L, dist, 3 * L + extra)
+    cell = copying.CopyCell(task, L, dist, 3 * L + extra)
     assert parse("copy", str(cell)) == cell
 
 
@@ -172,7 +172,7 @@ def test_metrics_mean_what_each_family_says():
     assert cell.metrics(oracle, ex.labels) == {"exact_match": 1.0, "token_accuracy": 1.0}
     # One wrong symbol in every row: no exact match, 3 of 4 tokens right.
     broken = oracle.copy()
-    broken[:, 6] = (broken[:, 6] + 1) % cell.symbols  # the second target symbol of n = 4
+    broken[:, 6] = (broken[:, 6] + 1) % cell.family_param  # the second target symbol of n = 4
     got = cell.metrics(broken, ex.labels)
     assert got["exact_match"] == 0.0 and got["token_accuracy"] == pytest.approx(0.75)
     r = parse("retrieval", "UR_L6")

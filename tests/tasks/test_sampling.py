@@ -1,7 +1,13 @@
 import numpy as np
 import pytest
 
-from hf_induction.tasks import TaskConfig, generate, pool_size, train_pool_size, validation_sizes
+from hf_induction.tasks import (
+    WordProblemCell,
+    generate,
+    pool_size,
+    train_pool_size,
+    validation_sizes,
+)
 from hf_induction.tasks.sampling import PERMUTATION_POOL_LIMIT
 from hf_induction.tasks.word_problems import unique_words
 
@@ -22,7 +28,7 @@ CASES = [
 
 @pytest.mark.parametrize("dataset,name", CASES)
 def test_unique_disjoint_and_nested(dataset, name):
-    cfg = TaskConfig.parse(dataset, name)
+    cfg = WordProblemCell.parse(dataset, name)
     big = min(3000, train_pool_size(cfg))
     train = rows(generate(cfg, "train", big, seed=1))
     val = rows(generate(cfg, "validation", None, seed=1))
@@ -38,7 +44,7 @@ def test_unique_disjoint_and_nested(dataset, name):
 
 
 def test_deterministic_bytes_and_seed_sensitivity():
-    cfg = TaskConfig.parse("permutation", "cot_L6_uniform")
+    cfg = WordProblemCell.parse("permutation", "cot_L6_uniform")
     a, b = generate(cfg, "train", 500, seed=7), generate(cfg, "train", 500, seed=7)
     assert a.input_ids.tobytes() == b.input_ids.tobytes()
     assert a.labels.tobytes() == b.labels.tobytes()
@@ -47,7 +53,7 @@ def test_deterministic_bytes_and_seed_sensitivity():
 
 
 def test_stream_is_prefix_stable_beyond_the_first_chunk():
-    g = TaskConfig.parse("modadd", "acot_L12").group
+    g = WordProblemCell.parse("modadd", "acot_L12").group
     assert pool_size(g, 12) > PERMUTATION_POOL_LIMIT
     long = unique_words(g, 12, 150_000, seed=0)
     short = unique_words(g, 12, 70_000, seed=0)
@@ -57,11 +63,11 @@ def test_stream_is_prefix_stable_beyond_the_first_chunk():
 
 def test_validation_rule():
     # Pool 5^6 = 15,625: 20% is 3,125 > 2,000.
-    assert validation_sizes(TaskConfig.parse("modadd", "acot_L6")) == {6: 2000}
+    assert validation_sizes(WordProblemCell.parse("modadd", "acot_L6")) == {6: 2000}
     # Pool 5^4 = 625: 20% = 125.
-    assert validation_sizes(TaskConfig.parse("modadd", "acot_L4")) == {4: 125}
+    assert validation_sizes(WordProblemCell.parse("modadd", "acot_L4")) == {4: 125}
     # Spread over lengths, each at most 20% of its own pool, 2,000 in all.
-    sizes = validation_sizes(TaskConfig.parse("modadd", "acot_L10_uniform"))
+    sizes = validation_sizes(WordProblemCell.parse("modadd", "acot_L10_uniform"))
     assert sum(sizes.values()) == 2000
     for n, v in sizes.items():
         assert 1 <= v <= max(1, 5**n // 5)
@@ -71,17 +77,17 @@ def test_validation_rule():
 
 
 def test_uniform_spreads_lengths_and_s2l_goes_short_to_long():
-    u = generate(TaskConfig.parse("modadd", "acot_L8_uniform"), "train", 4000, seed=0)
+    u = generate(WordProblemCell.parse("modadd", "acot_L8_uniform"), "train", 4000, seed=0)
     counts = np.bincount(u.lengths, minlength=9)[2:]
     assert counts[0] == 25 - 5  # length 2 is exhausted: its 20 training words, no more
     assert counts[3:].min() > 400
-    s = generate(TaskConfig.parse("modadd", "acot_L8_s2l"), "train", 1000, seed=0)
+    s = generate(WordProblemCell.parse("modadd", "acot_L8_s2l"), "train", 1000, seed=0)
     assert (np.diff(s.lengths) >= 0).all()
     assert (s.lengths[:20] == 2).all() and (s.lengths[20:120] == 3).all()
 
 
 def test_pool_errors_state_the_pool_size():
-    cfg = TaskConfig.parse("modadd", "acot_L3_m2")
+    cfg = WordProblemCell.parse("modadd", "acot_L3_m2")
     assert train_pool_size(cfg) == 8 - 1
     assert len(generate(cfg, "train", 7, seed=0)) == 7
     with pytest.raises(ValueError, match="pool holds 7 distinct"):

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hf_induction.tasks import DISTS, FORMATS, TaskConfig
+from hf_induction.tasks import DISTS, FORMATS, WordProblemCell
 
 
 @pytest.mark.parametrize("dataset,name,expected", [
@@ -13,13 +13,13 @@ from hf_induction.tasks import DISTS, FORMATS, TaskConfig
     ("permutation", "cot_L5", ("cot", 5, "fixed", 5)),
 ])
 def test_parse_examples(dataset, name, expected):
-    c = TaskConfig.parse(dataset, name)
-    assert (c.format, c.max_len, c.dist, c.group_param) == expected
+    c = WordProblemCell.parse(dataset, name)
+    assert (c.format, c.max_len, c.dist, c.family_param) == expected
     assert str(c) == name
 
 
 def test_defaults_are_left_out_of_the_canonical_name():
-    assert str(TaskConfig.parse("modadd", "acot_L20_fixed_m5")) == "acot_L20"
+    assert str(WordProblemCell.parse("modadd", "acot_L20_fixed_m5")) == "acot_L20"
 
 
 @pytest.mark.parametrize("dataset,name,part", [
@@ -36,37 +36,37 @@ def test_defaults_are_left_out_of_the_canonical_name():
 ])
 def test_bad_names_name_the_bad_part_and_show_the_grammar(dataset, name, part):
     with pytest.raises(ValueError) as e:
-        TaskConfig.parse(dataset, name)
+        WordProblemCell.parse(dataset, name)
     assert part in str(e.value)
     if dataset != "tiles":
         assert "{format}_L{L}" in str(e.value)
 
 
 cells = st.one_of(
-    st.builds(TaskConfig, st.just("modadd"), st.sampled_from(FORMATS), st.integers(2, 99),
+    st.builds(WordProblemCell, st.just("modadd"), st.sampled_from(FORMATS), st.integers(2, 99),
               st.sampled_from(DISTS), st.integers(2, 500)),
-    st.builds(TaskConfig, st.just("permutation"), st.sampled_from(FORMATS), st.integers(2, 99),
+    st.builds(WordProblemCell, st.just("permutation"), st.sampled_from(FORMATS), st.integers(2, 99),
               st.sampled_from(DISTS), st.integers(2, 6)),
 )
 
 
 @given(cells)
 def test_round_trip(cfg):
-    assert TaskConfig.parse(cfg.dataset, str(cfg)) == cfg
+    assert WordProblemCell.parse(cfg.dataset, str(cfg)) == cfg
 
 
 @given(st.text(max_size=20))
 def test_garbage_is_a_value_error_never_a_crash(text):
     for ds in ("modadd", "permutation"):
         try:
-            cfg = TaskConfig.parse(ds, text)
+            cfg = WordProblemCell.parse(ds, text)
         except ValueError:
             continue
-        assert TaskConfig.parse(ds, str(cfg)) == cfg
+        assert WordProblemCell.parse(ds, str(cfg)) == cfg
 
 
 def test_kappa_cells():
-    c = TaskConfig.parse("modadd", "acot_L10")
+    c = WordProblemCell.parse("modadd", "acot_L10")
     assert str(c.with_length(3)) == "acot_L3"
     assert str(c.joint()) == "acot_L10_uniform"
     assert c.joint().lengths == tuple(range(2, 11))
