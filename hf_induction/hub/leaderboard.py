@@ -16,6 +16,7 @@ import json
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +31,15 @@ from ..results.render import (
     MISSING,
     SOURCE_COLUMN,
     SPACE_CHECKPOINT_COLUMN,
-    SPACE_KAPPA_COLUMNS,
     SPACE_PROTOCOL_COLUMN,
-    board_nstar_lines,
-    board_ood_lines,
-    heads_table_lines,
-    lengthgen_table_lines,
+    Column,
+    Columns,
+    by_cell,
+    head_groups,
     markdown_table,
 )
-from .entries import Entry, kappa_table_lines, leaderboard_entries, sort_key
+from ..results.tables import latest
+from .entries import Entry, leaderboard_entries, sort_key
 from .errors import NETWORK_ERRORS, HubError, describe_read
 
 # The dataset card: which files make each table, and their declared column types.
@@ -215,21 +216,40 @@ class SourceResults:
         return f"[{self.source}](https://huggingface.co/datasets/{self.source})"
 
 
-# A source's lines of one table, each with the key the merged table sorts by.
-KeyedLines = list[tuple[tuple, dict[str, str]]]
+# A source's rows of one table, each with the key the merged table sorts by.
+KeyedRows = list[tuple[tuple, Any]]
 
 
-def _kappa_lines(r: SourceResults) -> KeyedLines:
-    """κ lines, by the κ ranking; each also carries what the Space shows beside it."""
-    return [(sort_key(e), {
-        **line, SPACE_PROTOCOL_COLUMN: protocol_summary(r.protocol, e.model),
-        SPACE_CHECKPOINT_COLUMN: (f"[{repo}](https://huggingface.co/{repo})" if (
-            repo := r.pushed.get((e.task, e.config, e.model))) else MISSING)})
-        for e, line in zip(r.entries, kappa_table_lines(r.entries), strict=True)]
+@dataclass(frozen=True)
+class Sourced:
+    """A row of a board table with the source it came from."""
+
+    source: SourceResults
+    row: Any
 
 
-def _by_search(line: Mapping[str, str]) -> tuple[str, str, str]:
-    return line["task"], line["config"], line["model"]
+def _pushed(s: Sourced) -> str:
+    repo = s.source.pushed.get((s.row.dataset, s.row.config, s.row.model))
+    return f"[{repo}](https://huggingface.co/{repo})" if repo else MISSING
+
+
+SOURCE = Column(SOURCE_COLUMN, lambda s: s.source.label)
+# What the Space shows beside each κ row: its model's protocol, and the checkpoint pushed.
+SPACE_KAPPA_EXTRA = Columns(
+    Column(SPACE_PROTOCOL_COLUMN, lambda s: protocol_summary(s.source.protocol, s.row.model)),
+    Column(SPACE_CHECKPOINT_COLUMN, _pushed))
+
+
+def _by_search(rows: Sequence[Any]) -> KeyedRows:
+    """The last row per key, keyed by dataset, config and model."""
+    return [((r.dataset, r.config, r.model), r) for r in by_cell(rows)]
+
+
+def _ood_rows(r: SourceResults) -> KeyedRows:
+    """By dataset and training cell, then by the final state's normalised accuracy, best
+    first."""
+    return [((o.dataset, o.config, -o.normalised_final_state_accuracy, o.model), o)
+            for o in latest(r.ood)]
 
 
 @dataclass(frozen=True)
@@ -241,58 +261,58 @@ class BoardTable:
     title: str
     heading: str
     about: str
-    columns: tuple[str, ...]
-    lines: Callable[[SourceResults], KeyedLines]
+    columns: Columns
+    rows: Callable[[SourceResults], KeyedRows]
     # What leaderboard.md says where the table has no row; None: the section is left out.
     empty: str | None = None
-    # The Space's columns (each line carries them); the board's and the source by default.
-    space_columns: tuple[str, ...] = ()
+    # The Space's columns beside the board's, before the source (over `Sourced` rows).
+    space_extra: Columns = field(default_factory=Columns)
+
+    def _lines(self, results: Sequence[SourceResults], columns: Columns
+               ) -> list[dict[str, str]]:
+        keyed = sorted(((key, i, row) for i, r in enumerate(results)
+                        for key, row in self.rows(r)), key=lambda t: (t[0], t[1]))
+        return columns.lines(Sourced(results[i], row) for _, i, row in keyed)
 
     def merged(self, results: Sequence[SourceResults], *, source_column: bool | None = None,
                ) -> tuple[tuple[str, ...], list[dict[str, str]]]:
-        """The lines of every source as one table, ordered by each line's sort key (then by
-        source); a last column names each line's source where there are several sources (or
+        """The rows of every source as one table, ordered by each row's sort key (then by
+        source); a last column names each row's source where there are several sources (or
         where ``source_column`` says so)."""
         several = len(results) > 1 if source_column is None else source_column
-        keyed = sorted(((key, i, line) for i, r in enumerate(results)
-                        for key, line in self.lines(r)), key=lambda t: (t[0], t[1]))
-        return ((*self.columns, SOURCE_COLUMN) if several else self.columns,
-                [{**line, SOURCE_COLUMN: results[i].label} if several else line
-                 for _, i, line in keyed])
+        columns = self.columns.of(attrgetter("row")) + ((SOURCE,) if several else ())
+        return columns.names, self._lines(results, columns)
 
     def space(self, results: Sequence[SourceResults]) -> tuple[tuple[str, ...], list[dict]]:
         """The Space's tab: the board's lines, in the board's order, with their source."""
-        _, lines = self.merged(results, source_column=True)
-        return self.space_columns or (*self.columns, SOURCE_COLUMN), lines
+        columns = self.columns.of(attrgetter("row")) + self.space_extra + (SOURCE,)
+        return columns.names, self._lines(results, columns)
 
 
 BOARD_TABLES: tuple[BoardTable, ...] = (
-    BoardTable("kappa", "κ", "κ per model × format × task", "", BOARD_KAPPA_COLUMNS, _kappa_lines,
-               empty="(no κ rows)", space_columns=SPACE_KAPPA_COLUMNS),
-    # The N* and length-generalisation lines come sorted by task, config and model.
+    BoardTable("kappa", "κ", "κ per model × format × dataset", "", BOARD_KAPPA_COLUMNS,
+               lambda r: [(sort_key(e), e) for e in r.entries], empty="(no κ rows)",
+               space_extra=SPACE_KAPPA_EXTRA),
     BoardTable("nstar", "N*", "N* per search", "", BOARD_NSTAR_COLUMNS,
-               lambda r: [(_by_search(line), line) for line in board_nstar_lines(r.nstar)]),
+               lambda r: _by_search(r.nstar)),
     BoardTable("ood", "Out of distribution", "Out of distribution",
                "The best run at N, trained at length L and tested at 2L; accuracy normalised "
                "so that chance is 0 and perfect is 1 (final state: the last state only). "
                "Within a training cell, best first.",
-               BOARD_OOD_COLUMNS, lambda r: board_ood_lines(r.ood)),
+               BOARD_OOD_COLUMNS, _ood_rows),
     BoardTable("lengthgen", "Length generalisation", "Length generalisation",
                "The best run at N (its learning rate, seed and validation loss), scored on "
                "the training lengths (validation) and on longer ones, each score beside what "
                "guessing would score (chance); C-RASP[pos]: whether the task is expressible, "
                "the second study's prediction of generalisation.",
-               LENGTHGEN_TABLE_COLUMNS,
-               lambda r: [(_by_search(line), line)
-                          for line in lengthgen_table_lines(r.lengthgen)]),
+               LENGTHGEN_TABLE_COLUMNS, lambda r: _by_search(r.lengthgen)),
     BoardTable("heads", "Attention heads", "Attention heads",
                "Per checkpoint and prompt set, each score's top heads (layer.head) by mean "
                "attention: on the token after the earlier occurrence of the current one "
                "(induction), before it (anti-induction), on the previous token, and on the "
                "occurrence itself (duplicate token).",
                BOARD_HEADS_COLUMNS,
-               lambda r: [((line["checkpoint"], line["prompts"]), line)
-                          for line in heads_table_lines(r.heads)]),
+               lambda r: [((g.checkpoint, g.prompts), g) for g in head_groups(r.heads)]),
 )
 
 

@@ -33,7 +33,7 @@ from .entries import Entry  # noqa: E402
 def _by_task(entries: Sequence[Entry]) -> dict[tuple[str, str], list[Entry]]:
     groups: dict[tuple[str, str], list[Entry]] = defaultdict(list)
     for e in entries:
-        groups[(e.task, e.group)].append(e)
+        groups[(e.dataset, e.group)].append(e)
     return dict(sorted(groups.items()))
 
 
@@ -78,7 +78,7 @@ def plot_nstar_vs_length(entries: Sequence[Entry], path: Path) -> Path:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize="small")
     axes[0][0].set_ylabel("N*_n (dashed: N*_joint)")
-    fig.suptitle(f"N* against length: {entries[0].task_label}")
+    fig.suptitle(f"N* against length: {entries[0].label}")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -116,7 +116,7 @@ def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
     ax.set_xticks(range(len(slots)))
     ax.set_xticklabels([f"{fmt} L{max_len}" for fmt, max_len in slots])
     ax.set_ylabel("κ")
-    ax.set_title(f"κ by model and format: {entries[0].task_label}")
+    ax.set_title(f"κ by model and format: {entries[0].label}")
     # No bar where no κ is defined nor bounded below: nothing to name.
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small")

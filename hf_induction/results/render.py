@@ -1,113 +1,26 @@
-"""Every table's columns and the spelling of its cells: the one home of both.
+"""Every displayed table's columns and the spelling of its cells: the one home of both.
 
-The command line's final print (`runner.run.print_tables`, ``hf-induction kappa``), the report
-of a results folder (`runner.report`), the leaderboard (`hub.leaderboard`) and its Space all
-name their columns here and write numbers, N* and κ in the words below, so a number reads
-the same wherever it is shown. A table is a list of rows, each a mapping from its columns'
-names to cells; `markdown_table` lays them out in the columns' order.
+A displayed table is `Columns`: a list of `Column`s, each a name, the value it shows of a row
+and the spelling of that value. The command line's final print (`runner.run.print_tables`,
+``hf-induction kappa``), the report of a results folder (`runner.report`), the leaderboard
+(`hub.leaderboard`) and its Space all show tables declared here, so a fact has one name and
+a number one spelling wherever it is shown. The facts shown by more than one table are
+columns of their own below, each named once.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, TextIO
 
 from .. import tasks
 from ..search.result import ALL_DIVERGED
 from ..tasks.chance import chance_level, split_sizes
-
-# The command line's final print: its columns are the rows' own field names where a cell is
-# the field as it is.
-NSTAR_COLUMNS: tuple[str, ...] = (
-    "dataset", "config", "model", "search", "N*", "N* lies in", "search ended", "probes",
-    "steps (all runs)", "seconds",
-)
-# κ is over a cell's lengths 2..L: "cell" names it as a user does (acot_L3_m2, the longest
-# fixed length), "joint config" the uniform cell whose N*_joint is its denominator (the row's
-# own config).
-KAPPA_COLUMNS: tuple[str, ...] = (
-    "dataset", "cell", "lengths", "joint config", "model", "search_mode", "nstar_by_length",
-    "nstar_joint", "kappa", "kappa_bounds", "missing_nstar",
-)
-OOD_COLUMNS: tuple[str, ...] = (
-    "dataset", "config", "model", "n", "lr", "seed", "test_length",
-    "normalised_state_accuracy", "normalised_final_state_accuracy",
-)
-LENGTHGEN_COLUMNS: tuple[str, ...] = (
-    "dataset", "config", "model", "n", "split", "lengths", "metric", "value",
-)
-
-# The report of a results folder (docs/results/<name>/tables.md), in words for a reader.
-REPORT_SEARCH_COLUMNS: tuple[str, ...] = (
-    "task", "config", "model", "preset", "N*", "bracket", "pool", "probes", "steps",
-    "paper steps / ours", "wall s",
-)
-# Where a folder holds searches of more than one protocol, this column tells them apart.
-REPORT_PROTOCOL_COLUMN = "protocol"
-REPORT_KAPPA_COLUMNS: tuple[str, ...] = (
-    "task", "joint cell", "model", "κ", "κ bounds", "N* missing", "N*_joint",
-    "N*_n for n = 2..L (>F: beyond the budget, failed at F)",
-)
-REPORT_OOD_COLUMNS: tuple[str, ...] = (
-    "task", "trained on", "model", "N", "lr", "seed", "steps", "val loss", "test length",
-    "normalised state acc.", "normalised final-state acc.",
-)
-REPORT_GROUP_COLUMNS: tuple[str, ...] = (
-    "task", "cell", "model", "group size: N* (>F: failed up to F)",
-)
-REPORT_COMPUTE_COLUMNS: tuple[str, ...] = (
-    "model", "searches", "probes", "runs trained", "steps", "CPU-hours",
-    "paper-protocol steps for the same probes", "fewer steps",
-)
-
-# The leaderboard (leaderboard.md) and, with the columns below, its Space.
-BOARD_KAPPA_COLUMNS: tuple[str, ...] = (
-    "task", "group", "format", "L", "model", "κ", "κ range", "N* missing", "N*_joint",
-    "N*_joint bracket", "Σ N*_n",
-)
-BOARD_NSTAR_COLUMNS: tuple[str, ...] = (
-    "task", "config", "model", "N*", "N* lies in", "pool", "search ended",
-)
-# One line per out-of-distribution check, ranked within a cell by the final state at 2L.
-BOARD_OOD_COLUMNS: tuple[str, ...] = (
-    "task", "trained on", "model", "N", "test length", "normalised final-state acc.",
-    "normalised state acc.",
-)
-LENGTHGEN_SPLITS: tuple[str, ...] = ("validation", "test", "test_long")
-# Shared by the report and the board: one line per length-generalisation check.
-LENGTHGEN_TABLE_COLUMNS: tuple[str, ...] = (
-    "task", "config", "model", "C-RASP[pos]", "N", "lr", "seed", "val loss", *LENGTHGEN_SPLITS,
-)
-# The heads table's scores (`HeadsRow`: the analysis' `SCORES`, in its order) and the
-# report's tables of the heads and patching rows: one line per (checkpoint, prompt config),
-# each score's top heads; one line per (checkpoint, prompt config, kind), the heads by the
-# rise in loss their patch caused.
-HEAD_SCORE_COLUMNS: tuple[str, ...] = (
-    "induction", "anti_induction", "previous_token", "duplicate_token",
-)
-TOP_HEADS = 3
-REPORT_HEADS_COLUMNS: tuple[str, ...] = (
-    "checkpoint", "trained on", "prompts", "rows", "positions", "induction", "anti-induction",
-    "previous token", "duplicate token", "heat maps",
-)
-REPORT_PATCHING_COLUMNS: tuple[str, ...] = (
-    "checkpoint", "prompts", "kind", "edges", "clean loss", "clean exact match",
-    "heads by Δ loss (Δ exact match)", "plot",
-)
-# The board's heads table: the report's, less the link to heat maps the report draws.
-BOARD_HEADS_COLUMNS: tuple[str, ...] = REPORT_HEADS_COLUMNS[:-1]
-# Over several results sources, the last column of each board table names a row's source.
-SOURCE_COLUMN = "results"
-# The Space's κ tab: the board's κ columns, then each row's protocol, pushed checkpoint and
-# source (the last two as links); its other tabs are the board's tables with their source.
-SPACE_PROTOCOL_COLUMN = "protocol"
-SPACE_CHECKPOINT_COLUMN = "pushed checkpoint"
-SPACE_LINK_COLUMNS: tuple[str, ...] = (SPACE_CHECKPOINT_COLUMN, SOURCE_COLUMN)
-SPACE_KAPPA_COLUMNS: tuple[str, ...] = (
-    *BOARD_KAPPA_COLUMNS, SPACE_PROTOCOL_COLUMN, *SPACE_LINK_COLUMNS,
-)
+from .tables import latest
 
 # A cell with nothing to show: no value, or no finite one.
 MISSING = "—"
@@ -197,90 +110,11 @@ def missing_nstar(lengths: Sequence[int], nstar_by_length: Sequence[int | None],
     return ", ".join(missing) or "none"
 
 
-def nstar_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
-    """`NstarRow`s as `NSTAR_COLUMNS` lines for `write_table`."""
-    return [{"dataset": r.dataset, "config": r.config, "model": r.model,
-             "search": r.search_mode,
-             "N*": row_nstar_text(r), "N* lies in": row_nstar_bracket(r),
-             "search ended": r.search_end, "probes": r.num_probes,
-             "steps (all runs)": r.total_steps, "seconds": r.wall_s}
-            for r in rows]
-
-
 def kappa_cell(row: Any) -> str:
     """The cell a κ is over, as a user names it: its fixed cell at the longest length
     (``acot_L3_m2`` for the joint ``acot_L3_uniform_m2``)."""
     cell = tasks.parse_or_none(row.dataset, row.config)
     return MISSING if cell is None else str(cell.with_length(max(row.lengths)))
-
-
-def kappa_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
-    """`KappaRow`s as `KAPPA_COLUMNS` lines for `write_table`."""
-    return [{"dataset": r.dataset, "cell": kappa_cell(r),
-             "lengths": f"{min(r.lengths)}..{max(r.lengths)}", "joint config": r.config,
-             "model": r.model, "search_mode": r.search_mode,
-             "nstar_by_length": r.nstar_by_length, "nstar_joint": r.nstar_joint,
-             "kappa": kappa_text(r.kappa, r.kappa_low, r.kappa_high),
-             "kappa_bounds": kappa_bounds_text(r.kappa_low, r.kappa_high),
-             "missing_nstar": missing_nstar(r.lengths, r.nstar_by_length, r.nstar_joint)}
-            for r in rows]
-
-
-def lengthgen_lines(rows: Sequence[Any]) -> list[dict[str, Any]]:
-    """One line per (check, split, metric) of `LengthGenRow`s, for `write_table`."""
-    return [{"dataset": r.dataset, "config": r.config, "model": r.model, "n": r.n,
-             "split": split, "lengths": scores["lengths"], "metric": metric, "value": value}
-            for r in rows for split, scores in r.table().items()
-            for metric, value in scores.items() if metric != "lengths"]
-
-
-def report_kappa_lines(rows: Sequence[Any]) -> list[dict[str, str]]:
-    """`KappaRow`s as `REPORT_KAPPA_COLUMNS` lines: κ or its bounds, then every N*, an N* not
-    found written as the size that failed (">F")."""
-    out = []
-    for r in sorted(rows, key=lambda r: (r.dataset, r.config, r.model)):
-        by_n = " ".join(number(n) if n is not None else f">{number(f)}"
-                        for n, f in zip(r.nstar_by_length, r.largest_failing_by_length,
-                                        strict=True))
-        out.append(dict(zip(REPORT_KAPPA_COLUMNS, (
-            r.dataset, r.config, r.model, kappa_text(r.kappa, r.kappa_low, r.kappa_high),
-            kappa_bounds_text(r.kappa_low, r.kappa_high),
-            missing_nstar(r.lengths, r.nstar_by_length, r.nstar_joint), number(r.nstar_joint),
-            by_n), strict=True)))
-    return out
-
-
-def report_ood_lines(rows: Sequence[Any]) -> list[dict[str, str]]:
-    """`OodRow`s as `REPORT_OOD_COLUMNS` lines; accuracies to three decimals, chance 0."""
-    return [dict(zip(REPORT_OOD_COLUMNS, (
-        r.dataset, r.config, r.model, number(r.n), number(r.lr), str(r.seed), number(r.steps),
-        number(r.val_loss), str(r.test_length), f"{r.normalised_state_accuracy:.3f}",
-        f"{r.normalised_final_state_accuracy:.3f}"), strict=True))
-        for r in sorted(rows, key=lambda r: (r.dataset, r.config, r.model))]
-
-
-def board_ood_lines(rows: Iterable[Any]) -> list[tuple[tuple, dict[str, str]]]:
-    """`OodRow`s (the last row per key) as (sort key, `BOARD_OOD_COLUMNS` line) pairs: by
-    task and training cell, then by the final state's normalised accuracy, best first."""
-    latest = {r.key: r for r in rows}
-    return sorted(((r.dataset, r.config, -r.normalised_final_state_accuracy, r.model),
-                   dict(zip(BOARD_OOD_COLUMNS, (
-                       r.dataset, r.config, r.model, number(r.n), str(r.test_length),
-                       f"{r.normalised_final_state_accuracy:.3f}",
-                       f"{r.normalised_state_accuracy:.3f}"), strict=True)))
-                  for r in latest.values())
-
-
-def board_nstar_lines(rows: Iterable[Any]) -> list[dict[str, str]]:
-    """`NstarRow`s (the last row per key) as `BOARD_NSTAR_COLUMNS` lines: N* as the command
-    line prints it, never blank ("> 1,056 (whole pool)"), with its bracket."""
-    latest = {r.key: r for r in rows}
-    ordered = sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model))
-    return [dict(zip(BOARD_NSTAR_COLUMNS, (
-        r.dataset, r.config, r.model, row_nstar_text(r), row_nstar_bracket(r),
-        number(r.pool_size), r.search_end),
-        strict=True))
-        for r in ordered]
 
 
 def _scores_text(cell: tasks.TaskCell | None, split: str, scores: Mapping[str, Any]) -> str:
@@ -296,24 +130,6 @@ def _scores_text(cell: tasks.TaskCell | None, split: str, scores: Mapping[str, A
     return f"{scores['lengths']}: " + ", ".join(parts)
 
 
-def lengthgen_table_lines(rows: Iterable[Any]) -> list[dict[str, str]]:
-    """`LengthGenRow`s (the last row per key) as `LENGTHGEN_TABLE_COLUMNS` lines, one per
-    check: the run scored (its learning rate, seed and validation loss), then each split's
-    lengths and the task's metrics, each beside its chance level; the C-RASP[pos] column is
-    the family's prediction where it makes one."""
-    latest = {r.key: r for r in rows}
-    out = []
-    for r in sorted(latest.values(), key=lambda r: (r.dataset, r.config, r.model)):
-        cell = tasks.parse_or_none(r.dataset, r.config)
-        prediction = "?" if cell is None else cell.describe().get("C-RASP[pos]", "")
-        scores = r.table()
-        out.append(dict(zip(LENGTHGEN_TABLE_COLUMNS, (
-            r.dataset, r.config, r.model, prediction, number(r.n), number(r.lr), str(r.seed),
-            number(r.val_loss), *(_scores_text(cell, split, scores[split]) if split in scores
-                                  else "" for split in LENGTHGEN_SPLITS)), strict=True)))
-    return out
-
-
 def head_label(layer: int, head: int) -> str:
     """A head as the report and the figures name it: ``L1H0``, layer 1, head 0."""
     return f"L{layer}H{head}"
@@ -325,55 +141,6 @@ def _signed(value: float | None) -> str:
 
 def _link(text: str, target: str | None) -> str:
     return f"[{text}]({target})" if target else MISSING
-
-
-def _prompts_name(dataset: str, config: str) -> str:
-    # "copy/UF_L10", but "repeated_L10_V32" (its config names its pseudo-dataset already).
-    return config if config.startswith(dataset) else f"{dataset}/{config}"
-
-
-def heads_table_lines(rows: Iterable[Any],
-                      figures: Mapping[tuple[str, str], str] | None = None
-                      ) -> list[dict[str, str]]:
-    """`HeadsRow`s (the last row per key) as `REPORT_HEADS_COLUMNS` lines, one per
-    (checkpoint, prompt config): each score's `TOP_HEADS` heads with their mean attention,
-    and the heat map ``figures`` names for it, if any."""
-    groups: dict[tuple[str, str, str], list[Any]] = {}
-    for r in {r.key: r for r in rows}.values():
-        groups.setdefault((r.checkpoint, r.dataset, r.config), []).append(r)
-    out = []
-    for (checkpoint, dataset, config), heads in sorted(groups.items()):
-        first = heads[0]
-        tops = [", ".join(f"{head_label(r.layer, r.head)} {getattr(r, score):.2f}"
-                          for r in sorted(heads, key=lambda r: -getattr(r, score))[:TOP_HEADS])
-                for score in HEAD_SCORE_COLUMNS]
-        out.append(dict(zip(REPORT_HEADS_COLUMNS, (
-            checkpoint, first.trained_on or MISSING, _prompts_name(dataset, config),
-            number(first.n_prompts), number(first.n_positions), *tops,
-            _link("heat maps", (figures or {}).get((checkpoint, config)))), strict=True)))
-    return out
-
-
-def patching_table_lines(rows: Iterable[Any],
-                         figures: Mapping[tuple[str, str], str] | None = None
-                         ) -> list[dict[str, str]]:
-    """`PatchingRow`s (the last row per key) as `REPORT_PATCHING_COLUMNS` lines, one per
-    (checkpoint, prompt config, kind): the clean run, then the `TOP_HEADS` heads whose patch
-    raised the loss most, and the plot ``figures`` names for it, if any."""
-    groups: dict[tuple[str, str, str, str], list[Any]] = {}
-    for r in {r.key: r for r in rows}.values():
-        groups.setdefault((r.checkpoint, r.dataset, r.config, r.kind), []).append(r)
-    out = []
-    for (checkpoint, dataset, config, kind), heads in sorted(groups.items()):
-        first = heads[0]
-        ranked = sorted(heads, key=lambda r: r.rank)[:TOP_HEADS]
-        top = ", ".join(f"{head_label(r.layer, r.head)} {_signed(r.delta_ce)} "
-                        f"({_signed(r.delta_exact_match)})" for r in ranked)
-        out.append(dict(zip(REPORT_PATCHING_COLUMNS, (
-            checkpoint, _prompts_name(dataset, config), kind, number(first.n_edges),
-            number(first.base_ce), number(first.base_exact_match), top,
-            _link("plot", (figures or {}).get((checkpoint, config)))), strict=True)))
-    return out
 
 
 def cell(value: Any) -> str:
@@ -393,6 +160,7 @@ def cell(value: Any) -> str:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
 
 
 def markdown_table(
@@ -429,18 +197,337 @@ def markdown_table(
     return "\n".join([line(list(columns)), rule, *(line(row) for row in cells)])
 
 
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a displayed table: its name (the header), the value it shows of a row,
+    the spelling of that value, and whether a terminal right-aligns it (numbers)."""
+
+    name: str
+    value: Callable[[Any], Any]
+    format: Callable[[Any], str] = cell
+    right: bool = False
+
+    def text(self, row: Any) -> str:
+        return self.format(self.value(row))
+
+    def of(self, part: Callable[[Any], Any]) -> Column:
+        """The same column over a row that holds this column's row as ``part(row)``."""
+        return dataclasses.replace(self, value=lambda row: self.value(part(row)))
+
+
+def column(name: str, attribute: str | None = None, format: Callable[[Any], str] = cell,
+          right: bool = False) -> Column:
+    """A column that shows a row's attribute (``attribute``, else the column's name)."""
+    return Column(name, attrgetter(attribute or name), format, right)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A displayed table: its columns, in order. Iterating it gives the columns' names (a
+    line's keys); `lines` gives each row's cells by name, `markdown` and `terminal` lay them
+    out for a page and for a terminal."""
+
+    columns: tuple[Column, ...]
+
+    def __init__(self, *columns: Column) -> None:
+        object.__setattr__(self, "columns", tuple(columns))
+
+    def __iter__(self) -> Iterator[str]:
+        return (c.name for c in self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def of(self, part: Callable[[Any], Any]) -> Columns:
+        """The same columns over a row that holds their row as ``part(row)``."""
+        return Columns(*(c.of(part) for c in self.columns))
+
+    def __add__(self, other: Columns | Sequence[Column]) -> Columns:
+        more = other.columns if isinstance(other, Columns) else tuple(other)
+        return Columns(*self.columns, *more)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self)
+
+    def line(self, row: Any) -> dict[str, str]:
+        """One row's cells by column name; a mapping is taken as a line already made."""
+        if isinstance(row, Mapping):
+            return {c.name: row[c.name] for c in self.columns}
+        return {c.name: c.text(row) for c in self.columns}
+
+    def lines(self, rows: Iterable[Any]) -> list[dict[str, str]]:
+        return [self.line(row) for row in rows]
+
+    def markdown(self, rows: Iterable[Any], empty: str | None = NO_ROWS) -> str:
+        """The rows as a compact Markdown table, for a page that renders it."""
+        return markdown_table(self.names, self.lines(rows), empty=empty)
+
+    def terminal(self, rows: Iterable[Any]) -> str:
+        """The rows as a Markdown table padded to its columns' widths, numbers right-aligned."""
+        return markdown_table(self.names, self.lines(rows),
+                              right=[c.right for c in self.columns]) + "\n"
+
+
+def three_decimals(value: float) -> str:
+    """An accuracy: three decimals, so that a column of them lines up (chance 0, perfect 1)."""
+    return f"{value:.3f}"
+
+
+# The facts more than one table shows, each under its one name.
+DATASET = column("dataset")
+CONFIG = column("config")
+MODEL = column("model")
+SEARCH = column("search", "search_mode")
+NSTAR = Column("N*", row_nstar_text)
+NSTAR_LIES_IN = Column("N* lies in", row_nstar_bracket)
+SEARCH_ENDED = column("search ended", "search_end")
+POOL = column("pool", "pool_size", number, right=True)
+PROBES = column("probes", "num_probes", number, right=True)
+STEPS_ALL_RUNS = column("steps (all runs)", "total_steps", number, right=True)
+SECONDS = column("seconds", "wall_s", number, right=True)
+KAPPA = Column("κ", lambda r: kappa_text(r.kappa, r.kappa_low, r.kappa_high))
+KAPPA_BOUNDS = Column("κ bounds", lambda r: kappa_bounds_text(r.kappa_low, r.kappa_high))
+NSTAR_MISSING = Column("N* missing",
+                       lambda r: missing_nstar(r.lengths, r.nstar_by_length, r.nstar_joint))
+NSTAR_JOINT = column("N*_joint", "nstar_joint", number, right=True)
+NSTAR_JOINT_LIES_IN = Column("N*_joint lies in",
+                             lambda r: nstar_bracket(r.nstar_joint, r.largest_failing_joint))
+NSTAR_BY_LENGTH = Column(
+    "N*_n for n = 2..L (>F: failed up to F)",
+    lambda r: " ".join(number(n) if n is not None else f">{number(f)}"
+                       for n, f in zip(r.nstar_by_length, r.largest_failing_by_length,
+                                       strict=True)))
+SIZE = column("N", "n", number, right=True)
+LR = column("lr", format=number, right=True)
+SEED = column("seed", format=str, right=True)
+STEPS = column("steps", format=number, right=True)
+VAL_LOSS = column("val loss", "val_loss", number, right=True)
+TEST_LENGTH = column("test length", "test_length", str, right=True)
+STATE_ACC = column("normalised state acc.", "normalised_state_accuracy", three_decimals,
+                  right=True)
+FINAL_STATE_ACC = column("normalised final-state acc.", "normalised_final_state_accuracy",
+                        three_decimals, right=True)
+LENGTHS = Column("lengths", lambda r: f"{min(r.lengths)}..{max(r.lengths)}")
+
+# The command line's final print and ``hf-induction kappa``.
+NSTAR_COLUMNS = Columns(DATASET, CONFIG, MODEL, SEARCH, NSTAR, NSTAR_LIES_IN, SEARCH_ENDED,
+                        PROBES, STEPS_ALL_RUNS, SECONDS)
+# κ is over a cell's lengths 2..L: "cell" names it as a user does (acot_L3_m2, the longest
+# fixed length), "joint config" the uniform cell whose N*_joint is its denominator (the row's
+# own config).
+KAPPA_COLUMNS = Columns(DATASET, Column("cell", lambda r: kappa_cell(r)), LENGTHS,
+                        column("joint config", "config"), MODEL, SEARCH, KAPPA, KAPPA_BOUNDS,
+                        NSTAR_MISSING, NSTAR_JOINT, NSTAR_BY_LENGTH)
+OOD_COLUMNS = Columns(DATASET, CONFIG, MODEL, SIZE, LR, SEED, STEPS, VAL_LOSS, TEST_LENGTH,
+                      STATE_ACC, FINAL_STATE_ACC)
+
+
+@dataclass(frozen=True)
+class LengthGenScore:
+    """One metric of one split of a length-generalisation check (a `LengthGenRow`)."""
+
+    check: Any
+    split: str
+    lengths: str
+    metric: str
+    value: float
+
+
+def _check(column: Column) -> Column:
+    return column.of(attrgetter("check"))
+
+
+LENGTHGEN_COLUMNS = Columns(_check(DATASET), _check(CONFIG), _check(MODEL), _check(SIZE),
+                            column("split"), column("lengths"), column("metric"),
+                            column("value", format=cell, right=True))
+
+LENGTHGEN_SPLITS: tuple[str, ...] = ("validation", "test", "test_long")
+
+
+def _split_scores(split: str) -> Column:
+    def scores(r: Any) -> str:
+        table = r.table()
+        return (_scores_text(tasks.parse_or_none(r.dataset, r.config), split, table[split])
+                if split in table else "")
+    return Column(split, scores)
+
+
+def _crasp(r: Any) -> str:
+    cell_ = tasks.parse_or_none(r.dataset, r.config)
+    return "?" if cell_ is None else cell_.describe().get("C-RASP[pos]", "")
+
+
+# The report's and the board's: one line per length-generalisation check.
+LENGTHGEN_TABLE_COLUMNS = Columns(DATASET, CONFIG, MODEL, Column("C-RASP[pos]", _crasp), SIZE,
+                                  LR, SEED, VAL_LOSS, *map(_split_scores, LENGTHGEN_SPLITS))
+
+# The heads table's scores (`HeadsRow`: the analysis' `SCORES`, in its order).
+HEAD_SCORE_COLUMNS: tuple[str, ...] = (
+    "induction", "anti_induction", "previous_token", "duplicate_token",
+)
+TOP_HEADS = 3
+
+
+@dataclass(frozen=True)
+class HeadGroup:
+    """The heads (or patched heads) of one checkpoint on one prompt config (and one patching
+    kind), with the figure drawn of them, if any."""
+
+    checkpoint: str
+    dataset: str
+    config: str
+    kind: str
+    heads: tuple[Any, ...]
+    figure: str | None = None
+
+    @property
+    def first(self) -> Any:
+        return self.heads[0]
+
+    @property
+    def prompts(self) -> str:
+        # "copy/UF_L10", but "repeated_L10_V32" (its config names its pseudo-dataset already).
+        return (self.config if self.config.startswith(self.dataset)
+                else f"{self.dataset}/{self.config}")
+
+
+def _top(score: str) -> Column:
+    def tops(g: HeadGroup) -> str:
+        best = sorted(g.heads, key=lambda r: -getattr(r, score))[:TOP_HEADS]
+        return ", ".join(f"{head_label(r.layer, r.head)} {getattr(r, score):.2f}" for r in best)
+    return Column(score.replace("_", " ").replace("anti ", "anti-"), tops)
+
+
+def _patched(g: HeadGroup) -> str:
+    ranked = sorted(g.heads, key=lambda r: r.rank)[:TOP_HEADS]
+    return ", ".join(f"{head_label(r.layer, r.head)} {_signed(r.delta_ce)} "
+                     f"({_signed(r.delta_exact_match)})" for r in ranked)
+
+
+CHECKPOINT = column("checkpoint")
+PROMPTS = column("prompts")
+# The board's heads table; the report's adds the link to the heat maps it draws.
+BOARD_HEADS_COLUMNS = Columns(
+    CHECKPOINT, Column("trained on", lambda g: g.first.trained_on or MISSING), PROMPTS,
+    Column("rows", lambda g: number(g.first.n_prompts)),
+    Column("positions", lambda g: number(g.first.n_positions)),
+    *map(_top, HEAD_SCORE_COLUMNS))
+REPORT_HEADS_COLUMNS = BOARD_HEADS_COLUMNS + [
+    Column("heat maps", lambda g: _link("heat maps", g.figure))]
+REPORT_PATCHING_COLUMNS = Columns(
+    CHECKPOINT, PROMPTS, column("kind"), Column("edges", lambda g: number(g.first.n_edges)),
+    Column("clean loss", lambda g: number(g.first.base_ce)),
+    Column("clean exact match", lambda g: number(g.first.base_exact_match)),
+    Column("heads by Δ loss (Δ exact match)", _patched),
+    Column("plot", lambda g: _link("plot", g.figure)))
+
+# The leaderboard's tables (leaderboard.md and its Space); its κ rows are `hub.entries.Entry`s.
+BOARD_KAPPA_COLUMNS = Columns(DATASET, column("group"), column("format"),
+                              column("L", "max_len", number, right=True), MODEL, KAPPA,
+                              KAPPA_BOUNDS, NSTAR_MISSING, NSTAR_JOINT, NSTAR_JOINT_LIES_IN,
+                              column("Σ N*_n", "nstar_sum", number, right=True))
+BOARD_NSTAR_COLUMNS = Columns(DATASET, CONFIG, MODEL, NSTAR, NSTAR_LIES_IN, POOL, SEARCH_ENDED)
+BOARD_OOD_COLUMNS = Columns(DATASET, CONFIG, MODEL, SIZE, TEST_LENGTH, FINAL_STATE_ACC,
+                            STATE_ACC)
+
+# Over several results sources, the last column of each board table names a row's source.
+SOURCE_COLUMN = "results"
+# The Space's κ tab adds each row's protocol and pushed checkpoint (a link, as the source).
+SPACE_PROTOCOL_COLUMN = "protocol"
+SPACE_CHECKPOINT_COLUMN = "pushed checkpoint"
+SPACE_LINK_COLUMNS: tuple[str, ...] = (SPACE_CHECKPOINT_COLUMN, SOURCE_COLUMN)
+
+
+def by_cell(rows: Iterable[Any]) -> list[Any]:
+    """The last row per key, by dataset, config and model."""
+    return sorted(latest(rows), key=lambda r: (r.dataset, r.config, r.model))
+
+
+def nstar_lines(rows: Sequence[Any]) -> list[dict[str, str]]:
+    """`NstarRow`s as `NSTAR_COLUMNS` lines for `write_table`."""
+    return NSTAR_COLUMNS.lines(rows)
+
+
+def kappa_lines(rows: Sequence[Any]) -> list[dict[str, str]]:
+    """`KappaRow`s as `KAPPA_COLUMNS` lines for `write_table`."""
+    return KAPPA_COLUMNS.lines(rows)
+
+
+def lengthgen_scores(rows: Iterable[Any]) -> list[LengthGenScore]:
+    """One score per (check, split, metric) of `LengthGenRow`s."""
+    return [LengthGenScore(r, split, scores["lengths"], metric, value)
+            for r in rows for split, scores in r.table().items()
+            for metric, value in scores.items() if metric != "lengths"]
+
+
+def lengthgen_lines(rows: Sequence[Any]) -> list[dict[str, str]]:
+    """`LengthGenRow`s as `LENGTHGEN_COLUMNS` lines for `write_table`, one per score."""
+    return LENGTHGEN_COLUMNS.lines(lengthgen_scores(rows))
+
+
+def lengthgen_table_lines(rows: Iterable[Any]) -> list[dict[str, str]]:
+    """`LengthGenRow`s (the last row per key) as `LENGTHGEN_TABLE_COLUMNS` lines, one per
+    check: the run scored, then each split's lengths and the task's metrics, each beside its
+    chance level; the C-RASP[pos] column is the family's prediction where it makes one."""
+    return LENGTHGEN_TABLE_COLUMNS.lines(by_cell(rows))
+
+
+def head_groups(rows: Iterable[Any], by_kind: bool = False,
+                figures: Mapping[tuple[str, str], str] | None = None) -> list[HeadGroup]:
+    """`HeadsRow`s or `PatchingRow`s (the last row per key) grouped by checkpoint and prompt
+    config (and patching kind, ``by_kind``), each with the figure ``figures`` names for its
+    (checkpoint, config), if any."""
+    groups: dict[tuple[str, str, str, str], list[Any]] = {}
+    for r in latest(rows):
+        kind = r.kind if by_kind else ""
+        groups.setdefault((r.checkpoint, r.dataset, r.config, kind), []).append(r)
+    return [HeadGroup(*key, tuple(heads), (figures or {}).get((key[0], key[2])))
+            for key, heads in sorted(groups.items())]
+
+
+def heads_table_lines(rows: Iterable[Any],
+                      figures: Mapping[tuple[str, str], str] | None = None
+                      ) -> list[dict[str, str]]:
+    """`HeadsRow`s as `REPORT_HEADS_COLUMNS` lines, one per (checkpoint, prompt config):
+    each score's `TOP_HEADS` heads with their mean attention, and its heat maps' link."""
+    return REPORT_HEADS_COLUMNS.lines(head_groups(rows, figures=figures))
+
+
+def patching_table_lines(rows: Iterable[Any],
+                         figures: Mapping[tuple[str, str], str] | None = None
+                         ) -> list[dict[str, str]]:
+    """`PatchingRow`s as `REPORT_PATCHING_COLUMNS` lines, one per (checkpoint, prompt
+    config, kind): the clean run, the `TOP_HEADS` heads whose patch raised the loss most."""
+    return REPORT_PATCHING_COLUMNS.lines(head_groups(rows, by_kind=True, figures=figures))
+
+
+
+
 def write_table(
     rows: Sequence[Mapping[str, Any] | Any],
-    columns: Sequence[str] | None = None,
+    columns: Columns | Sequence[str] | None = None,
     file: TextIO | None = None,
 ) -> str:
-    """Render rows (dicts or dataclass rows) as an aligned Markdown table, each value spelled
-    by `cell`.
+    """Render rows as an aligned Markdown table: through ``columns`` where they are a
+    `Columns` (rows are its rows, or its lines), else each value of a dict or dataclass row
+    spelled by `cell`, numbers right-aligned, the columns defaulting to the first row's keys
+    (no rows and no columns: an empty string).
 
-    Columns default to the first row's keys (no rows and no columns: an empty string);
-    numbers are right-aligned, None shows as `MISSING`.
     Writes the table to ``file`` when given, and returns it either way.
     """
+    if isinstance(columns, Columns):
+        text = columns.terminal(rows)
+    else:
+        text = _plain_table(rows, columns)
+    if file is not None:
+        file.write(text)
+    return text
+
+
+def _plain_table(rows: Sequence[Mapping[str, Any] | Any], columns: Sequence[str] | None) -> str:
     dicts = [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r) for r in rows]
     if columns is None:
         columns = list(dicts[0]) if dicts else []
@@ -448,8 +535,5 @@ def write_table(
         return ""
     right = [bool(dicts) and all(_is_number(d.get(c)) or d.get(c) is None for d in dicts)
              for c in columns]
-    text = markdown_table(columns, [[cell(d.get(c)) for c in columns] for d in dicts],
+    return markdown_table(columns, [[cell(d.get(c)) for c in columns] for d in dicts],
                           right=right) + "\n"
-    if file is not None:
-        file.write(text)
-    return text

@@ -7,7 +7,9 @@ card declares their columns from the row classes; adding a table is one line her
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .rows import (
     HeadsRow,
@@ -53,3 +55,8 @@ def table_of(row_class: type) -> Table:
         known = ", ".join(t.row.__name__ for t in TABLES)
         raise ValueError(f"{row_class.__name__} is not the row of a results table "
                          f"(the rows: {known})") from None
+
+
+def latest(rows: Iterable[Any]) -> list[Any]:
+    """One row per key, the last written (a rerun or a --force replaces a row)."""
+    return list({r.key: r for r in rows}.values())

@@ -20,20 +20,23 @@ from ..models import PRESETS, build_config, model_config_hash
 from ..models.registry import model_spec
 from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
 from ..results.render import (
+    CONFIG,
+    DATASET,
+    KAPPA_COLUMNS,
     LENGTHGEN_TABLE_COLUMNS,
-    NO_ROWS,
-    REPORT_COMPUTE_COLUMNS,
-    REPORT_GROUP_COLUMNS,
-    REPORT_KAPPA_COLUMNS,
-    REPORT_OOD_COLUMNS,
-    REPORT_PROTOCOL_COLUMN,
-    REPORT_SEARCH_COLUMNS,
-    lengthgen_table_lines,
-    markdown_table,
+    MODEL,
+    NSTAR,
+    NSTAR_LIES_IN,
+    OOD_COLUMNS,
+    POOL,
+    PROBES,
+    SECONDS,
+    STEPS_ALL_RUNS,
+    Column,
+    Columns,
+    by_cell,
+    column,
     number,
-    report_kappa_lines,
-    report_ood_lines,
-    row_nstar_bracket,
 )
 from .budgets import BUDGETS
 from .report_heads import heads_section
@@ -66,25 +69,28 @@ def runs_of(row: NstarRow) -> list[dict]:
     return [run for probe in json.loads(row.probes) for run in probe.get("runs", [])]
 
 
-def search_lines(rows: Sequence[NstarRow]) -> list[dict[str, str]]:
-    """Every search as a `search_columns` line: its bracket, the steps it spent and the paper
-    protocol's for its probes; with the protocol's hash (read only where the rows come from
-    more than one, a --force)."""
-    out = []
-    for r in sorted(rows, key=lambda r: (r.dataset, r.model, _cell_sort(r))):
-        paper = r.num_probes * PAPER_STEPS_PER_PROBE
-        out.append(dict(zip(REPORT_SEARCH_COLUMNS, (
-            r.dataset, r.config, r.model, model_preset_of(r), number(r.n_star),
-            row_nstar_bracket(r), number(r.pool_size),
-            str(r.num_probes), number(r.total_steps),
-            number(paper / r.total_steps if r.total_steps else None), f"{r.wall_s:.0f}"),
-            strict=True), **{REPORT_PROTOCOL_COLUMN: r.protocol_hash}))
-    return out
+def _paper_over_ours(r: NstarRow) -> str:
+    paper = r.num_probes * PAPER_STEPS_PER_PROBE
+    return number(paper / r.total_steps if r.total_steps else None)
 
 
-def search_columns(rows: Sequence[NstarRow]) -> tuple[str, ...]:
+# Every search: its bracket, the steps it spent and the paper protocol's for its probes.
+SEARCH_COLUMNS = Columns(DATASET, CONFIG, MODEL, Column("preset", model_preset_of), NSTAR,
+                         NSTAR_LIES_IN, POOL, PROBES, STEPS_ALL_RUNS,
+                         Column("paper steps / ours", _paper_over_ours), SECONDS)
+# Where a folder holds searches of more than one protocol, this column tells them apart.
+PROTOCOL = column("protocol", "protocol_hash")
+
+
+def search_columns(rows: Sequence[NstarRow]) -> Columns:
+    """`SEARCH_COLUMNS`, with the protocol's hash where the rows come from more than one (a
+    --force)."""
     mixed = len({r.protocol_hash for r in rows}) > 1
-    return REPORT_SEARCH_COLUMNS + ((REPORT_PROTOCOL_COLUMN,) if mixed else ())
+    return SEARCH_COLUMNS + ((PROTOCOL,) if mixed else ())
+
+
+def by_search(rows: Sequence[NstarRow]) -> list[NstarRow]:
+    return sorted(rows, key=lambda r: (r.dataset, r.model, _cell_sort(r)))
 
 
 def _cell_sort(r) -> tuple:
@@ -112,33 +118,55 @@ def nstar_vs_group(rows: Sequence[NstarRow]) -> list[GroupSeries]:
             for (d, f, m), pts in sorted(series.items()) if len(pts) > 1]
 
 
-def group_lines(series: Sequence[GroupSeries]) -> list[dict[str, str]]:
-    """Each series as a `REPORT_GROUP_COLUMNS` line: N* per group size, ">F" where not found."""
-    return [dict(zip(REPORT_GROUP_COLUMNS, (
-        s.dataset, s.family, s.model,
-        ", ".join(f"{g}: {number(r.n_star) if r.n_star else '>' + number(r.largest_failing)}"
-                  for g, r in s.points)), strict=True))
-            for s in series]
+def _nstar_by_group(s: GroupSeries) -> str:
+    return ", ".join(f"{g}: {number(r.n_star) if r.n_star else '>' + number(r.largest_failing)}"
+                     for g, r in s.points)
 
 
-def compute_lines(rows: Sequence[NstarRow]) -> list[dict[str, str]]:
-    """Per model, a `REPORT_COMPUTE_COLUMNS` line: searches, probes, runs, steps, CPU-hours,
-    and steps against the paper's."""
+# Each series: N* per group size, ">F" where not found.
+GROUP_COLUMNS = Columns(DATASET, column("cells", "family"), MODEL,
+                        Column("group size: N* (>F: failed up to F)", _nstar_by_group))
+
+
+@dataclass(frozen=True)
+class ModelCompute:
+    """What one model's searches cost: searches, probes, runs trained, steps, CPU-hours, and
+    the paper protocol's steps for the same probes."""
+
+    model: str
+    searches: int
+    num_probes: int
+    trained: int
+    steps: int
+    cpu_hours: float
+
+    @property
+    def paper_steps(self) -> int:
+        return self.num_probes * PAPER_STEPS_PER_PROBE
+
+    @classmethod
+    def of(cls, model: str, rows: Sequence[NstarRow]) -> ModelCompute:
+        # A run the probe's first success spared is journaled with 0 steps: not trained.
+        trained = sum(int(run.get("steps") or 0) > 0 for r in rows for run in runs_of(r))
+        return cls(model, len(rows), sum(r.num_probes for r in rows), trained,
+                   sum(r.total_steps for r in rows),
+                   sum(r.wall_s * threads_of(r) for r in rows) / 3600)
+
+
+COMPUTE_COLUMNS = Columns(
+    MODEL, column("searches", format=number, right=True), PROBES,
+    column("runs trained", "trained", number, right=True),
+    column("steps (all runs)", "steps", number, right=True),
+    Column("CPU-hours", lambda m: f"{m.cpu_hours:.2f}", right=True),
+    column("paper-protocol steps for the same probes", "paper_steps", number, right=True),
+    Column("fewer steps", lambda m: f"{m.paper_steps / max(m.steps, 1):,.0f}×", right=True))
+
+
+def compute_by_model(rows: Sequence[NstarRow]) -> list[ModelCompute]:
     by_model: dict[str, list[NstarRow]] = defaultdict(list)
     for r in rows:
         by_model[r.model].append(r)
-    out = []
-    for model, rs in sorted(by_model.items()):
-        probes = sum(r.num_probes for r in rs)
-        steps = sum(r.total_steps for r in rs)
-        cpu_h = sum(r.wall_s * threads_of(r) for r in rs) / 3600
-        paper = probes * PAPER_STEPS_PER_PROBE
-        # A run the probe's first success spared is journaled with 0 steps: not trained.
-        trained = sum(int(run.get("steps") or 0) > 0 for r in rs for run in runs_of(r))
-        out.append(dict(zip(REPORT_COMPUTE_COLUMNS, (
-            model, str(len(rs)), str(probes), number(trained), number(steps), f"{cpu_h:.2f}",
-            number(paper), f"{paper / max(steps, 1):,.0f}×"), strict=True)))
-    return out
+    return [ModelCompute.of(model, rs) for model, rs in sorted(by_model.items())]
 
 
 def deviations(protocol: dict, rows: Sequence[NstarRow]) -> list[str]:
@@ -196,10 +224,6 @@ def _sizes(preset: str, model: str) -> str:
     return ", ".join(f"{k}={v}" for k, v in sizes.items() if k != "activation_function")
 
 
-def table(columns: Sequence[str], lines: Sequence[dict[str, str]]) -> str:
-    return markdown_table(columns, lines, empty=NO_ROWS)
-
-
 def render_tables(folder: ResultsFolder, figures: Sequence[str] = (),
                   head_figures: Mapping[tuple[str, str], Mapping[str, Any]] | None = None) -> str:
     """``tables.md``: every table of the report, from the folder alone; ``head_figures``
@@ -215,16 +239,16 @@ def render_tables(folder: ResultsFolder, figures: Sequence[str] = (),
     if len({r.protocol_hash for r in nstar}) > 1:
         parts += ["", "The folder holds searches of more than one protocol (it was forced): the "
                   "protocol column tells them apart, and only the current one is printed above."]
-    parts += ["", "## N* per search", "", table(search_columns(nstar), search_lines(nstar)),
-              "", "## κ", "", table(REPORT_KAPPA_COLUMNS, report_kappa_lines(kappa_rows(folder))),
+    parts += ["", "## N* per search", "", search_columns(nstar).markdown(by_search(nstar)),
+              "", "## κ", "", KAPPA_COLUMNS.markdown(by_cell(kappa_rows(folder))),
               "", "## Out of distribution (length 2L; chance 0, perfect 1)", "",
-              table(REPORT_OOD_COLUMNS, report_ood_lines(latest(folder.read_ood()))),
+              OOD_COLUMNS.markdown(by_cell(folder.read_ood())),
               "", "## Length generalisation (the best run at N; validation = the training "
               "lengths; chance = what uniform guessing scores)", "",
-              table(LENGTHGEN_TABLE_COLUMNS, lengthgen_table_lines(folder.read_lengthgen())),
+              LENGTHGEN_TABLE_COLUMNS.markdown(by_cell(folder.read_lengthgen())),
               "", "## N* against the group size", "",
-              table(REPORT_GROUP_COLUMNS, group_lines(nstar_vs_group(nstar))),
-              "", "## Compute", "", table(REPORT_COMPUTE_COLUMNS, compute_lines(nstar))]
+              GROUP_COLUMNS.markdown(nstar_vs_group(nstar)),
+              "", "## Compute", "", COMPUTE_COLUMNS.markdown(compute_by_model(nstar))]
     parts += heads_section(folder, head_figures)
     if figures:
         parts += ["", "## Figures", ""] + [f"![{f}]({f})" for f in figures]

@@ -12,9 +12,7 @@ from ..results.render import (
     REPORT_HEADS_COLUMNS,
     REPORT_PATCHING_COLUMNS,
     TOP_HEADS,
-    heads_table_lines,
-    markdown_table,
-    patching_table_lines,
+    head_groups,
 )
 
 
@@ -35,13 +33,13 @@ def heads_section(folder: ResultsFolder,
              f"Each score's top {TOP_HEADS} heads (L layer H head: the head's mean attention on "
              "that token at the scored positions) of each checkpoint on each prompt config "
              "(`hf-induction heads`; the rows are the folder's `heads` table).", "",
-             markdown_table(REPORT_HEADS_COLUMNS, heads_table_lines(heads, named("heads")))]
+             REPORT_HEADS_COLUMNS.markdown(head_groups(heads, figures=named("heads")))]
     patching = folder.read_patching()
     if patching:
         parts += ["", "### Patching", "",
                   "The heads whose patch (induction: its key at the token after the earlier "
                   "occurrence; anti-induction: its value at the occurrence, each from a run "
                   "without previous-token edges) raised the loss most: Δ loss (Δ exact match).",
-                  "", markdown_table(REPORT_PATCHING_COLUMNS,
-                                     patching_table_lines(patching, named("patching")))]
+                  "", REPORT_PATCHING_COLUMNS.markdown(
+                      head_groups(patching, by_kind=True, figures=named("patching")))]
     return parts

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 
 from .. import tasks
 from ..results import KappaRow, NstarRow, ResultsFolder, run_key
+from ..results.tables import latest
 
 
 def kappa_from_nstar(rows: list[NstarRow]) -> list[KappaRow]:
@@ -29,11 +29,6 @@ def kappa_from_nstar(rows: list[NstarRow]) -> list[KappaRow]:
                 key = run_key(kind="kappa-table", search=joint.key)
                 out.append(KappaRow.build(key=key, by_length=fixed, joint=joint))
     return out
-
-
-def latest(rows: Iterable) -> list:
-    """One row per key, the last written (a rerun or a --force replaces a row)."""
-    return list({r.key: r for r in rows}.values())
 
 
 def kappa_rows(folder: ResultsFolder) -> list[KappaRow]:

@@ -14,7 +14,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def _kappa_lines(markdown: str) -> list[str]:
-    section = markdown.split("## κ per model × format × task")[1].split("##")[0]
+    section = markdown.split("## κ per model × format × dataset")[1].split("##")[0]
     return [line for line in section.splitlines() if line.startswith("| ")][1:]
 
 
@@ -24,7 +24,7 @@ def test_entries_are_sorted_with_sums():
 
     with tempfile.TemporaryDirectory() as tmp:
         entries = leaderboard_entries(write_results(Path(tmp)).read_kappa())
-    keys = [(e.task, e.format, e.model, e.kappa, e.nstar_joint, e.nstar_sum) for e in entries]
+    keys = [(e.dataset, e.format, e.model, e.kappa, e.nstar_joint, e.nstar_sum) for e in entries]
     assert keys == [
         ("modadd", "acot", "lstm", 4.0, 60, 240),
         ("modadd", "acot", "gpt2", 0.5, 600, 300),
@@ -177,9 +177,9 @@ def test_the_length_generalisation_table_shows_the_run_and_chance():
                        val_loss=0.0123, results=json.dumps(scores), protocol_hash="p",
                        finished_at="2026-01-01T00:00:00+00:00")
     (line,) = lengthgen_table_lines([row])
-    assert tuple(line) == LENGTHGEN_TABLE_COLUMNS
+    assert tuple(line) == LENGTHGEN_TABLE_COLUMNS.names
     assert line == {
-        "task": "retrieval", "config": "UR_L4_uniform_V4", "model": "lstm", "C-RASP[pos]": "yes",
+        "dataset": "retrieval", "config": "UR_L4_uniform_V4", "model": "lstm", "C-RASP[pos]": "yes",
         "N": "1,500", "lr": "0.003", "seed": "20", "val loss": "0.0123",
         "validation": "2..4: accuracy 0.900 (chance 0.25)",
         "test": "5..8: accuracy 0.500 (chance 0.25)", "test_long": ""}

@@ -11,11 +11,7 @@ from _results_fixture import CHECKPOINT_REPO, write_results
 from _space_app import CHROMIUM, CHROMIUM_ARGS, running_app, screenshot
 
 from hf_induction.hub.leaderboard import BOARD_TABLES, SourceResults
-from hf_induction.results.render import (
-    SPACE_CHECKPOINT_COLUMN,
-    SPACE_KAPPA_COLUMNS,
-    SPACE_PROTOCOL_COLUMN,
-)
+from hf_induction.results.render import SPACE_CHECKPOINT_COLUMN, SPACE_PROTOCOL_COLUMN
 
 pytest.importorskip("gradio")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -83,10 +79,9 @@ def test_space_table_loads_and_filters(space_url, tmp_path):
             assert page.locator("text=κ leaderboard").first.is_visible()
             # Ranked as the board ranks them, each κ spelled as the board spells it (an
             # undefined κ as its bound); no second column spells κ another way.
-            board = [line["κ"] for line in BOARD_TABLES[0].merged(
-                [SourceResults.load(tmp_path / "results")])[1]]
-            assert _column(page, headers.index("κ")) == board
-            assert headers == list(SPACE_KAPPA_COLUMNS), headers
+            columns, lines = BOARD_TABLES[0].space([SourceResults.load(tmp_path / "results")])
+            assert _column(page, headers.index("κ")) == [line["κ"] for line in lines]
+            assert headers == list(columns), headers
             screenshot(page, tmp_path, "space_table.png")
 
             # The figures, whole: each image is shown at its natural aspect, nothing cut.
@@ -109,16 +104,16 @@ def test_space_table_loads_and_filters(space_url, tmp_path):
             page.get_by_role("tab", name="κ", exact=True).click()
 
             # Columns a visitor picks: unticking two hides them, ticking them shows them again.
-            for name in ("κ range", "results"):
+            for name in ("κ bounds", "results"):
                 page.locator("#columns").get_by_label(name, exact=True).uncheck()
             page.wait_for_function(
                 "[...document.querySelectorAll('#kappa-table [role=columnheader]')]"
-                ".every(h => !['κ range', 'results'].includes(h.innerText.trim()))",
+                ".every(h => !['κ bounds', 'results'].includes(h.innerText.trim()))",
                 timeout=20_000)
             shown = page.eval_on_selector_all(
                 "#kappa-table [role=columnheader]", "hs => hs.map(h => h.innerText.trim())")
-            assert shown == [h for h in headers if h not in ("κ range", "results")], shown
-            for name in ("κ range", "results"):
+            assert shown == [h for h in headers if h not in ("κ bounds", "results")], shown
+            for name in ("κ bounds", "results"):
                 page.locator("#columns").get_by_label(name, exact=True).check()
             page.wait_for_function(
                 f"document.querySelectorAll('#kappa-table [role=columnheader]').length === "

@@ -154,7 +154,7 @@ def test_the_leaderboard_ranks_an_undefined_kappa_by_its_bound():
     from hf_induction.hub.entries import Entry, sort_key
 
     def entry(model, kappa, low, high):
-        return Entry(task="modadd", group="Z_5", format="acot", max_len=4, model=model,
+        return Entry(dataset="modadd", group="Z_5", format="acot", max_len=4, model=model,
                      config="acot_L4_uniform", kappa=kappa, kappa_low=low, kappa_high=high,
                      nstar_joint=None, nstar_sum=None, lengths=(2, 3, 4),
                      nstar_by_length=(None, 1, 1))

@@ -7,7 +7,6 @@ import pytest
 
 from hf_induction.models import build_config, model_config_hash
 from hf_induction.results import NstarRow, ResultsFolder
-from hf_induction.results.render import REPORT_COMPUTE_COLUMNS
 from hf_induction.runner.estimate import (
     ALGORITHM_1,
     PAPER_GRID,
@@ -18,8 +17,9 @@ from hf_induction.runner.estimate import (
 )
 from hf_induction.runner.job import SearchJob
 from hf_induction.runner.report import (
+    COMPUTE_COLUMNS,
     PAPER_STEPS_PER_PROBE,
-    compute_lines,
+    compute_by_model,
     deviations,
     model_preset_of,
     nstar_vs_group,
@@ -43,6 +43,10 @@ def row(config, n_star, failing, model="lstm", preset="tiny", dataset="modadd", 
         probes=json.dumps([{"n": 8, "success": False, "runs": runs}]), search_settings="{}",
         epsilon=1e-4, protocol_hash="p", package_version="0", git_commit="", hardware=hardware,
         wall_s=wall_s, finished_at="")
+
+
+def compute_lines(rows):
+    return COMPUTE_COLUMNS.lines(compute_by_model(rows))
 
 
 PROTOCOL = {"train": {"max_steps": 5000, "batch_size": 64, "lrs": [0.01, 0.003],
@@ -79,7 +83,7 @@ def test_compute_counts_cpu_hours_and_the_paper_steps_of_the_same_probes():
     rows = [row("acot_L2", 5, 4, steps=3000, wall_s=1800.0),
             row("acot_L3", 9, 8, steps=1000, wall_s=900.0, hardware="x86_64 cpu x2 threads")]
     (line,) = compute_lines(rows)
-    assert tuple(line) == REPORT_COMPUTE_COLUMNS
+    assert tuple(line) == COMPUTE_COLUMNS.names
     # 1800 s x 1 thread + 900 s x 2 threads = 1 CPU-hour; 6 probes of 15 x 250,000 steps.
     assert (line["model"], line["searches"], line["CPU-hours"]) == ("lstm", "2", "1.00")
     assert line["paper-protocol steps for the same probes"] == f"{6 * PAPER_STEPS_PER_PROBE:,}"
@@ -114,7 +118,7 @@ def test_report_writes_tables_and_figures(tmp_path):
     (k,) = kappa_rows(folder)  # derived: no κ row was recorded
     assert k.kappa == pytest.approx(40 / 20)
     text = render_tables(folder)
-    assert "| modadd | acot_L3_uniform | lstm | 2 |" in text
+    assert "| modadd | acot_L3 | 2..3 | acot_L3_uniform | lstm | refined | 2 |" in text
     assert "steps per run: 5000" in text
     out = tmp_path / "out"
     done = run_script("report.py", str(results), "--out", str(out))
