@@ -1,4 +1,4 @@
-"""Data: a task cell as Arrow tables and `datasets.Dataset`s (``arrow``), a folder laid out as a
+"""Data: a cell as Arrow tables and `datasets.Dataset`s (``arrow``), a folder laid out as a
 Hub dataset repo (``hub_folder``), the `datasets` builder (``builder``) and the numpy arrays a
 training run reads (``arrays``).
 

@@ -33,7 +33,7 @@ class CellArrays:
     config: TaskCell
     seed: int
     vocab: Vocab
-    # The ids the rows are written in: the task's own, or a pretrained tokenizer's.
+    # The ids the rows are written in: the cell's own, or a pretrained tokenizer's.
     tokens: TokenMap
     train_input_ids: np.ndarray  # [N_max, T]
     train_labels: np.ndarray  # [N_max, T]
@@ -95,7 +95,7 @@ def encode_rows(cell: TaskCell, items: np.ndarray, lengths: np.ndarray,
 def cell_arrays(cfg: TaskCell, seed: int, max_train: int,
                 tokens: TokenMap | None = None) -> CellArrays:
     """Training rows 0..max_train-1 and the validation set of ``cfg`` for ``seed``, in the
-    task's ids or, with ``tokens``, in a pretrained tokenizer's (`TokenMap`): this is where a
+    cell's ids or, with ``tokens``, in a pretrained tokenizer's (`TokenMap`): this is where a
     cell's examples become a model's ids."""
     tokens = TokenMap.identity(cfg.vocab) if tokens is None else tokens
     dtype = token_dtype(tokens)

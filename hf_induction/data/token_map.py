@@ -1,6 +1,6 @@
-"""A cell's token ids carried by another tokenizer's: how a pretrained model reads a task.
+"""A cell's token ids carried by another tokenizer's: how a pretrained model reads a cell.
 
-Every task token (each symbol, then BOS, SEP, EOS, PAD: `tasks.token_layout`) becomes one
+Every cell token (each symbol, then BOS, SEP, EOS, PAD: `tasks.token_layout`) becomes one
 token id of the model's own tokenizer. A symbol takes its own name (" a", then "a"; " 3",
 then "3") where the tokenizer holds that string as exactly one id, else the first free id of
 the tokenizer's vocabulary whose string does; each string is checked both ways:
@@ -10,8 +10,8 @@ next free string), PAD the tokenizer's PAD or EOS (right padding is never read b
 model's supervised outputs). Symbols never share an id with each other or a special token.
 
 Rows keep the causal-LM label convention: a map changes ids, never positions. Predictions
-are read back through `TokenMap.decode`, where an id that carries no task token is -1, which
-no label equals: a prediction outside the task's tokens is simply wrong.
+are read back through `TokenMap.decode`, where an id that carries no cell token is -1, which
+no label equals: a prediction outside the cell's tokens is simply wrong.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 
 from ..tasks import IGNORE, TaskCell, Vocab
 
-# The second study's separator between a prompt and its answer, then the task layout's own.
+# The second study's separator between a prompt and its answer, then the cell layout's own.
 SEP_STRINGS = (">", " >", "=", " =")
 
 
@@ -33,10 +33,10 @@ class TokenMap:
     """Task token id -> model token id, for one cell's vocabulary and one tokenizer.
 
     Args:
-        ids: the model id of each task id, in the layout's order (symbols, BOS, SEP, EOS, PAD).
+        ids: the model id of each cell id, in the layout's order (symbols, BOS, SEP, EOS, PAD).
         size: the model's vocabulary size (every id is below it).
         strings: the string of each symbol's id (none for the identity map).
-        tokenizer: the tokenizer the ids are of (None for the identity map: the task's own,
+        tokenizer: the tokenizer the ids are of (None for the identity map: the cell's own,
             `tasks.tokenizer.build_tokenizer`); a trained model is saved with it.
     """
 
@@ -47,7 +47,7 @@ class TokenMap:
 
     @classmethod
     def identity(cls, vocab: Vocab) -> TokenMap:
-        """The task's own ids, for a model built at the task's vocabulary."""
+        """The cell's own ids, for a model built at the cell's vocabulary."""
         return cls(tuple(range(vocab.size)), vocab.size)
 
     @classmethod
@@ -125,22 +125,22 @@ class TokenMap:
         vocab = Vocab(order)
         # Symbols last: they never share an id; of the specials that may (GPT-2's BOS is its
         # EOS, and PAD falls back to it), EOS wins, the one a model is trained to predict.
-        for task_id in (vocab.pad, vocab.bos, vocab.sep, vocab.eos, *range(order)):
-            inverse[self.ids[task_id]] = task_id
+        for cell_id in (vocab.pad, vocab.bos, vocab.sep, vocab.eos, *range(order)):
+            inverse[self.ids[cell_id]] = cell_id
         return inverse
 
     @property
     def pad(self) -> int:
         return self.ids[-1]
 
-    def encode(self, task_ids: np.ndarray) -> np.ndarray:
+    def encode(self, cell_ids: np.ndarray) -> np.ndarray:
         """Task ids (input ids or labels) -> model ids; -100 stays -100."""
-        task_ids = np.asarray(task_ids)
-        mapped = self._forward[np.where(task_ids == IGNORE, 0, task_ids)]
-        return np.where(task_ids == IGNORE, IGNORE, mapped)
+        cell_ids = np.asarray(cell_ids)
+        mapped = self._forward[np.where(cell_ids == IGNORE, 0, cell_ids)]
+        return np.where(cell_ids == IGNORE, IGNORE, mapped)
 
     def decode(self, model_ids: np.ndarray) -> np.ndarray:
-        """Model ids (predictions) -> task ids; -1 for an id that carries no task token."""
+        """Model ids (predictions) -> cell ids; -1 for an id that carries no cell token."""
         model_ids = np.asarray(model_ids)
         inside = (model_ids >= 0) & (model_ids < self.size)
         return np.where(inside, self._inverse[np.where(inside, model_ids, 0)], -1)
