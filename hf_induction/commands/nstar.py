@@ -281,25 +281,29 @@ class Plan:
     lengthgen_cells: tuple = ()
 
 
-def plan_from_args(args: argparse.Namespace) -> Plan:
-    """The launch's `Plan`, or ValueError in one line naming the flag at fault; no torch."""
-    from ..models.registry import check_model_name
+def _jobs(args: argparse.Namespace):
+    """(jobs, cells, the sweep or None) of --sweep, or of --dataset, --config and --model."""
     from ..runner.job import plan_jobs
     from ..runner.sweep import load_sweep
 
     if (args.sweep is None) == (args.dataset is None or args.config is None):
         raise ValueError("give either --dataset and --config, or --sweep FILE")
-    sweep = None
     if args.sweep is not None:
         sweep = load_sweep(args.sweep, args.data_seed)
-        jobs = sweep.jobs
-        cells = jobs_cells(jobs)
-    else:
-        cells = [parse(args.dataset, name) for name in args.config]
-        once("--config", args.config, cells)
-        once("--model", args.model)
-        jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed,
-                         search=not args.no_search)
+        return sweep.jobs, jobs_cells(sweep.jobs), sweep
+    cells = [parse(args.dataset, name) for name in args.config]
+    once("--config", args.config, cells)
+    once("--model", args.model)
+    jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed, search=not args.no_search)
+    return jobs, cells, None
+
+
+def plan_from_args(args: argparse.Namespace) -> Plan:
+    """The launch's `Plan`, or ValueError in one line naming the flag at fault; torch is not
+    imported (but to count the CUDA devices a --device cuda:N asks of)."""
+    from ..models.registry import check_model_name
+
+    jobs, cells, sweep = _jobs(args)
     if not jobs:
         raise ValueError("nothing to run: the cells and models given make no job")
     models = tuple(dict.fromkeys(j.model for j in jobs))
