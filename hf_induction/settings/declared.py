@@ -39,7 +39,10 @@ steps = int_in(1, MAX_INT64, INT64)
 def _early_failure(text: str):
     from ..training.early import parse_early_failure
 
-    return parse_early_failure(text)
+    try:
+        return parse_early_failure(text)
+    except ValueError as e:
+        raise ValueError(f"--early-failure {text}: {e}") from None
 
 
 def _off_is_none(value: Any) -> Any:
@@ -122,8 +125,8 @@ TRAINING: tuple[Setting, ...] = (
     # A pretrained model's logits over its whole vocabulary are large.
     Setting("eval_batch_size", "train",
             "validation rows per forward (per run when the grid is stacked): fewer take less "
-            "memory; the protocol leaves it out", rows, default=256, presets={"finetune": 16}, recorded=False,
-            group="run"),
+            "memory; the protocol leaves it out", rows, default=256, presets={"finetune": 16},
+            recorded=False, group="run"),
 )
 
 SEARCH: tuple[Setting, ...] = (
