@@ -7,8 +7,13 @@ Prints the κ rows the searches recorded, and any κ the recorded N* rows allow 
 import sys
 
 from hf_induction.commands.parsing import Parser, prog
-from hf_induction.results import KAPPA_COLUMNS, existing_results_folder, kappa_lines, write_table
-from hf_induction.runner.tables import kappa_rows
+from hf_induction.results import (
+    KAPPA_COLUMNS,
+    existing_results_folder,
+    kappa_lines,
+    kappa_rows,
+    write_table,
+)
 
 
 def main(argv=None) -> int:

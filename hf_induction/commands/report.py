@@ -19,9 +19,9 @@ from hf_induction.tasks import parse
 
 
 def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
+    from hf_induction.display.report import nstar_vs_group
     from hf_induction.hub.plots import plot_nstar_vs_group
-    from hf_induction.runner.report import nstar_vs_group
-    from hf_induction.runner.tables import latest
+    from hf_induction.results import latest
 
     by_family = defaultdict(dict)
     for s in nstar_vs_group(latest(folder.read_nstar())):
@@ -41,11 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     folder = args.results
     # Imported after the arguments are checked: usage errors come before torch.
+    from hf_induction.display.report import render_tables
     from hf_induction.hub.head_plots import write_head_figures
     from hf_induction.hub.leaderboard import leaderboard_entries
     from hf_induction.hub.plots import write_figures
-    from hf_induction.runner.report import render_tables
-    from hf_induction.runner.tables import kappa_rows
+    from hf_induction.results import kappa_rows
 
     args.out.mkdir(parents=True, exist_ok=True)
     figures = write_figures(leaderboard_entries(kappa_rows(folder)), args.out)

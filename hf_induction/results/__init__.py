@@ -43,6 +43,7 @@ answered from the journal, so no finished training run is repeated.
 """
 
 from .checkpoints import checkpoint_name, kept_checkpoints, read_trained_on
+from .derived import kappa_from_nstar, kappa_rows
 from .folder import ResultsFolder, check_not_nested, command_line, existing_results_folder
 from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
@@ -84,7 +85,7 @@ from .rows import (
     PushRow,
     Row,
 )
-from .tables import TABLES, Table
+from .tables import TABLES, Table, latest
 
 __all__ = [
     "CELL_COLUMNS",
@@ -105,6 +106,9 @@ __all__ = [
     "protocol_summary",
     "KAPPA_COLUMNS",
     "kappa_bounds_text",
+    "kappa_from_nstar",
+    "kappa_rows",
+    "latest",
     "kappa_lines",
     "kappa_text",
     "missing_nstar",

@@ -2,7 +2,7 @@
 
 A displayed table is `Columns`: a list of `Column`s, each a name, the value it shows of a row
 and the spelling of that value. The command line's final print (`runner.run.print_tables`,
-``hf-induction kappa``), the report of a results folder (`runner.report`), the leaderboard
+``hf-induction kappa``), the report of a results folder (`display.report`), the leaderboard
 (`hub.leaderboard`) and its Space all show tables declared here, so a fact has one name and
 a number one spelling wherever it is shown. The facts shown by more than one table are
 columns of their own below, each named once.

@@ -3,10 +3,10 @@ of them: the command line's, the report's, the leaderboard's and the Space's."""
 
 from collections import defaultdict
 
+from hf_induction.display import report
 from hf_induction.hub import leaderboard
 from hf_induction.results import NstarRow, render
 from hf_induction.results.render import NSTAR_COLUMNS, Columns, nstar_lines, write_table
-from hf_induction.runner import report
 
 # Spellings a fact had before it had one name; none may come back.
 RETIRED = {"bracket", "search_mode", "task", "κ range", "wall s", "joint cell", "kappa",

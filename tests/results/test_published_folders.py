@@ -93,7 +93,7 @@ def test_every_reader_reads_the_folder(folder, tmp_path):
     from hf_induction.commands import kappa, report
     from hf_induction.hub.leaderboard import load_table
     from hf_induction.hub.sources import checkpoint_repos, load_protocol, protocol_summary
-    from hf_induction.runner.tables import kappa_rows
+    from hf_induction.results import kappa_rows
 
     expected = {table: lines_of(folder, table) for table in TABLES}
     # The tables through `datasets`: every row of every file, empty files or not.

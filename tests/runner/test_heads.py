@@ -243,8 +243,8 @@ def test_a_family_task_its_symbols_cannot_draw_is_left_out():
 
 
 def test_a_folder_from_before_the_tables_reads_them_empty(tmp_path):
+    from hf_induction.display.report import render_tables
     from hf_induction.hub.leaderboard import load_table
-    from hf_induction.runner.report import render_tables
     from tests.runner.helpers import ROOT
 
     published = ROOT / "results" / "cpu"  # published before the heads tables existed

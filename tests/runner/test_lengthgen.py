@@ -71,8 +71,8 @@ def test_a_rerun_reuses_the_check_and_the_loaders_read_it(checked, tmp_path):
     assert len(ResultsFolder(out).read_lengthgen()) == 1
     rows = datasets.load_dataset(str(out), "lengthgen", split="train")
     assert rows.num_rows == 1 and json.loads(rows[0]["results"])["test"]["lengths"] == "5..8"
+    from hf_induction.display.report import render_tables
     from hf_induction.hub.leaderboard import write_leaderboard
-    from hf_induction.runner.report import render_tables
 
     assert "| retrieval | UR_L4_V4 | dense_ssm | yes | 150 |" in render_tables(
         ResultsFolder(out))

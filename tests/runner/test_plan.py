@@ -1,8 +1,7 @@
 import pytest
 
-from hf_induction.results import NstarRow
+from hf_induction.results import NstarRow, kappa_from_nstar
 from hf_induction.runner.job import SearchJob, kappa_groups, plan_jobs
-from hf_induction.runner.tables import kappa_from_nstar
 from hf_induction.tasks import TaskConfig
 
 

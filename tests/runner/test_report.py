@@ -5,8 +5,17 @@ import json
 
 import pytest
 
+from hf_induction.display.report import (
+    COMPUTE_COLUMNS,
+    PAPER_STEPS_PER_PROBE,
+    compute_by_model,
+    deviations,
+    model_preset_of,
+    nstar_vs_group,
+    render_tables,
+)
 from hf_induction.models import build_config, model_config_hash
-from hf_induction.results import NstarRow, ResultsFolder
+from hf_induction.results import NstarRow, ResultsFolder, kappa_rows
 from hf_induction.runner.estimate import (
     ALGORITHM_1,
     PAPER_GRID,
@@ -16,16 +25,6 @@ from hf_induction.runner.estimate import (
     sweep_cost,
 )
 from hf_induction.runner.job import SearchJob
-from hf_induction.runner.report import (
-    COMPUTE_COLUMNS,
-    PAPER_STEPS_PER_PROBE,
-    compute_by_model,
-    deviations,
-    model_preset_of,
-    nstar_vs_group,
-    render_tables,
-)
-from hf_induction.runner.tables import kappa_rows
 from hf_induction.search.settings import PAPER_N_MAX
 from hf_induction.tasks import TaskConfig
 from tests.runner.helpers import run_script

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .. import tasks
-from ..results import KappaRow, NstarRow, ResultsFolder, run_key
-from ..results.tables import latest
+from .folder import ResultsFolder
+from .keys import run_key
+from .rows import KappaRow, NstarRow
+from .tables import latest
 
 
 def kappa_from_nstar(rows: list[NstarRow]) -> list[KappaRow]:

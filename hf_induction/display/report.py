@@ -19,6 +19,7 @@ from .. import tasks
 from ..models import PRESETS, build_config, model_config_hash
 from ..models.registry import model_spec
 from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
+from ..results.derived import kappa_rows
 from ..results.render import (
     CONFIG,
     DATASET,
@@ -38,9 +39,9 @@ from ..results.render import (
     column,
     number,
 )
-from .budgets import BUDGETS
+from ..results.tables import latest
+from ..runner.budgets import BUDGETS
 from .report_heads import heads_section
-from .tables import kappa_rows, latest
 
 PAPER = BUDGETS["paper"]
 # The paper's cost of one probe: every run of the grid for the whole budget.
