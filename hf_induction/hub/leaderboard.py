@@ -10,10 +10,7 @@ table is one table with a column naming each row's source. The tables' columns a
 
 from __future__ import annotations
 
-import copy
-import functools
 import json
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -21,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow
+from ..results.load import CARD, card_table, read_rows, read_table
 from ..results.protocol import PROTOCOL_FILE, protocol_summary
 from ..results.render import (
     BOARD_HEADS_COLUMNS,
@@ -38,45 +36,29 @@ from ..results.render import (
     head_groups,
     markdown_table,
 )
-from ..results.tables import latest
+from ..results.tables import latest, table_of
 from .entries import Entry, leaderboard_entries, sort_key
 from .errors import NETWORK_ERRORS, HubError, describe_read
-
-# The dataset card: which files make each table, and their declared column types.
-CARD = "README.md"
 
 
 def load_table(source: str | Path, table: str, *, cache_dir: str | None = None) -> list[dict]:
     """Every row of config ``table`` ("nstar", "kappa", "journal", ...) of a results folder or
-    of a Hub dataset repo; [] for a table with no row, or no file.
+    of a Hub dataset repo (its card and the table's files fetched first, at one commit); []
+    for a table with no row, or no file (`results.load.read_table`)."""
+    return read_table(_table_folder(source, table), table, cache_dir=cache_dir)
 
-    The table's files and column types are those its dataset card names and declares (a Hub
-    repo's card and files are fetched first, at one commit). Only files that hold rows are
-    read, through ``datasets``' json builder: where the card declares no types, that builder
-    infers them from the first file, and an empty one (a process that wrote no row yet) would
-    fail the table even where another file has rows.
-    """
-    import datasets
-    from datasets.data_files import DataFilesList
 
-    folder = _table_folder(source, table)
-    patterns, features = _card_table(folder, table)
-    files = [f for f in DataFilesList.from_patterns(patterns, str(folder))
-             if Path(f).stat().st_size > 0]
-    if not files:
-        return []
-    # A table of a few rows reads in milliseconds: no "Generating train split" bar a table.
-    shown = datasets.utils.logging.is_progress_bar_enabled()
-    datasets.disable_progress_bars()
-    try:
-        with tempfile.TemporaryDirectory() as fresh:
-            # Without a cache of the caller's, a throwaway one: `datasets` would keep a copy
-            # of every version of a folder that grows as its searches run.
-            return datasets.load_dataset("json", data_files=files, features=features,
-                                         split="train", cache_dir=cache_dir or fresh).to_list()
-    finally:
-        if shown:
-            datasets.enable_progress_bars()
+def load_rows(source: str | Path, row_class: type, **kwargs: Any) -> list[Any]:
+    """Every row of the table of ``row_class`` of a results folder or Hub dataset repo."""
+    return read_rows(_table_folder(source, table_of(row_class).name), row_class, **kwargs)
+
+
+def load_kappa(source: str | Path, **kwargs: Any) -> list[KappaRow]:
+    return load_rows(source, KappaRow, **kwargs)
+
+
+def load_nstar(source: str | Path, **kwargs: Any) -> list[NstarRow]:
+    return load_rows(source, NstarRow, **kwargs)
 
 
 def _table_folder(source: str | Path, table: str) -> Path:
@@ -93,59 +75,12 @@ def _table_folder(source: str | Path, table: str) -> Path:
         commit = HfApi().dataset_info(str(source)).sha
         card = snapshot_download(str(source), repo_type="dataset", revision=commit,
                                  allow_patterns=[CARD])
-        patterns, _ = _card_table(Path(card), table)
+        patterns, _ = card_table(Path(card), table)
         return Path(snapshot_download(str(source), repo_type="dataset", revision=commit,
                                       allow_patterns=[CARD, *patterns]))
     except (HfHubHTTPError, *NETWORK_ERRORS) as e:
         # Offline, unreachable or refused: one line, not the HTTP client's traceback.
         raise HubError(describe_read(e, str(source))) from None
-
-
-def _card_table(folder: Path, table: str) -> tuple[list[str], Any]:
-    """(the file patterns of config ``table``, its declared `datasets.Features` or None), as
-    ``folder``'s dataset card states them; ``table/*.jsonl`` and None where it is silent."""
-    card = folder / CARD
-    if not card.is_file():
-        return [f"{table}/*.jsonl"], None
-    stat = card.stat()
-    patterns, features = _read_card(card.resolve(), (stat.st_mtime_ns, stat.st_size))
-    return list(patterns.get(table, (f"{table}/*.jsonl",))), copy.deepcopy(features.get(table))
-
-
-@functools.lru_cache(maxsize=32)
-def _read_card(card: Path, stamp: tuple[int, int]) -> tuple[dict[str, tuple[str, ...]], dict]:
-    """(config -> file patterns, config -> declared `datasets.Features`) of a dataset card.
-    Parsing a card's YAML takes a tenth of a second, and a reader asks for several tables of
-    one card: it is parsed once per version (``stamp``: its time and size)."""
-    from datasets.data_files import sanitize_patterns
-    from datasets.info import DatasetInfosDict
-    from datasets.utils.metadata import MetadataConfigs
-    from huggingface_hub import DatasetCard
-
-    data = DatasetCard.load(card).data
-    patterns = {name: tuple(p for split in sanitize_patterns(config["data_files"]).values()
-                            for p in split)
-                for name, config in MetadataConfigs.from_dataset_card_data(data).items()
-                if "data_files" in config}
-    features = {name: info.features
-                for name, info in DatasetInfosDict.from_dataset_card_data(data).items()}
-    return patterns, features
-
-
-def load_kappa(source: str | Path, **kwargs: Any) -> list[KappaRow]:
-    return [KappaRow.from_dict(row) for row in load_table(source, "kappa", **kwargs)]
-
-
-def load_nstar(source: str | Path, **kwargs: Any) -> list[NstarRow]:
-    return [NstarRow.from_dict(row) for row in load_table(source, "nstar", **kwargs)]
-
-
-def load_lengthgen(source: str | Path, **kwargs: Any) -> list[LengthGenRow]:
-    return [LengthGenRow.from_dict(row) for row in load_table(source, "lengthgen", **kwargs)]
-
-
-def load_ood(source: str | Path, **kwargs: Any) -> list[OodRow]:
-    return [OodRow.from_dict(row) for row in load_table(source, "ood", **kwargs)]
 
 
 def load_leaderboard(source: str | Path, **kwargs: Any) -> list[Entry]:
@@ -201,9 +136,8 @@ class SourceResults:
 
             ResultsFolder.existing(source)
         return cls(str(source), load_leaderboard(source, **kwargs),
-                   load_nstar(source, **kwargs), load_lengthgen(source, **kwargs),
-                   load_ood(source, **kwargs),
-                   [HeadsRow.from_dict(row) for row in load_table(source, "heads", **kwargs)],
+                   load_nstar(source, **kwargs), load_rows(source, LengthGenRow, **kwargs),
+                   load_rows(source, OodRow, **kwargs), load_rows(source, HeadsRow, **kwargs),
                    load_protocol(source), checkpoint_repos(source))
 
     @property

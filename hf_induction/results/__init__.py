@@ -47,6 +47,7 @@ from .derived import kappa_from_nstar, kappa_rows
 from .folder import ResultsFolder, check_not_nested, command_line, existing_results_folder
 from .jsonl import CorruptLineWarning
 from .keys import run_key, stable_hash
+from .load import read_rows, read_table
 from .protocol import (
     CorruptResults,
     NestedResults,
@@ -132,6 +133,8 @@ __all__ = [
     "model_protocol",
     "existing_results_folder",
     "lengthgen_lines",
+    "read_rows",
+    "read_table",
     "run_key",
     "stable_hash",
     "write_table",

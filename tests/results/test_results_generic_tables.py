@@ -5,7 +5,7 @@ import typing
 
 import pytest
 
-from hf_induction.results import TABLES, ResultsFolder, Row
+from hf_induction.results import TABLES, ResultsFolder, Row, read_rows
 from hf_induction.results.card import TABLES as CARD_TABLES
 
 _VALUES = {str: "x", int: 3, float: 0.5, bool: True}
@@ -36,6 +36,8 @@ def test_a_row_goes_to_its_own_table_and_comes_back_equal(tmp_path, table):
     # In its own table's folder, and no other.
     assert [t.name for t in folder.tables if t.has_rows()] == [table.name]
     assert table.row.from_dict(first.to_dict()) == first
+    # As `load_dataset` reads it, through the card's declared columns: the same rows.
+    assert read_rows(folder.path, table.row) == [first, second]
 
 
 def test_the_card_declares_every_table_in_the_declared_order():
