@@ -32,7 +32,8 @@ def nstar_row(config, n_star, failing, model="lstm"):
     return NstarRow(
         key=f"k-{config}-{model}", dataset="modadd", config=config, model=model,
         model_config_hash="h", search_mode="refined", pool_size=10**6, n_cap=10**5,
-        n_star=n_star, largest_failing=failing, search_end="bracket closed", num_probes=5, total_steps=1,
+        n_star=n_star, largest_failing=failing, search_end="bracket closed", num_probes=5,
+        total_steps=1,
         probes="[]", search_settings="{}", epsilon=1e-4, protocol_hash="p",
         package_version="0", git_commit="", hardware="", wall_s=1.0, finished_at="",
     )
