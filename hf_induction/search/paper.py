@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .outcome import Probe
-from .probing import ProbeLog, bisect, check_pool
+from .probing import SearchLog, bisect
 from .result import SearchResult
 from .settings import SearchSettings
 
@@ -25,9 +25,8 @@ def paper_search(
     out first, the result carries converged=False and the bracket reached so far.
     """
     settings = settings or SearchSettings(mode="paper")
-    check_pool(pool_size)
-    n_cap = min(settings.n_max, pool_size)
-    log = ProbeLog(probe, settings.max_search_steps)
+    log = SearchLog("paper", probe, pool_size, settings)
+    n_cap = log.n_cap
 
     lo: int | None = None
     hi: int | None = None
@@ -46,12 +45,4 @@ def paper_search(
     if lo is not None and hi is not None:
         lo, hi = bisect(log, lo, hi, settings.midpoint, lambda a, b: b - a <= 1)
         converged = hi - lo <= 1
-    return SearchResult(
-        mode="paper",
-        n_star=hi,
-        largest_failing=lo,
-        converged=converged,
-        pool_size=pool_size,
-        n_cap=n_cap,
-        probes=log.outcomes,
-    )
+    return log.result(lo, hi, converged)

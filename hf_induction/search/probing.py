@@ -1,4 +1,5 @@
-"""The pieces both searches share: a memoising probe log, the midpoint rule, and bisection."""
+"""The pieces both searches share: a memoising probe log (and the search log that writes the
+result), the midpoint rule, and bisection."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import math
 from collections.abc import Callable
 
 from .outcome import Probe, ProbeOutcome
+from .result import SearchResult
+from .settings import SearchSettings
 
 
 class ProbeLog:
@@ -35,6 +38,30 @@ class ProbeLog:
             raise TypeError(f"probe({n}) must return a ProbeOutcome with n={n}; got {outcome!r}")
         self._by_n[n] = outcome
         return outcome.success
+
+
+class SearchLog(ProbeLog):
+    """One search's probe log: it checks the pool, caps N at min(n_max, pool_size), and writes
+    the result, so that every search reports its bracket the same way."""
+
+    def __init__(self, mode: str, probe: Probe, pool_size: int, settings: SearchSettings) -> None:
+        check_pool(pool_size)
+        super().__init__(probe, settings.max_search_steps)
+        self.mode = mode
+        self.pool_size = pool_size
+        self.n_cap = min(settings.n_max, pool_size)
+
+    def result(self, lo: int | None, hi: int | None, converged: bool) -> SearchResult:
+        """The result of a search whose last bracket is (lo failing, hi succeeding]."""
+        return SearchResult(
+            mode=self.mode,
+            n_star=hi,
+            largest_failing=lo,
+            converged=converged,
+            pool_size=self.pool_size,
+            n_cap=self.n_cap,
+            probes=self.outcomes,
+        )
 
 
 def midpoint(lo: int, hi: int, rule: str) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .outcome import Probe
-from .probing import ProbeLog, bisect, check_pool
+from .probing import SearchLog, bisect
 from .result import SearchResult
 from .settings import SearchSettings
 
@@ -24,9 +24,8 @@ def refined_search(
     At most settings.max_search_steps probes run; converged=False says they ran out first.
     """
     settings = settings or SearchSettings(mode="refined")
-    check_pool(pool_size)
-    n_cap = min(settings.n_max, pool_size)
-    log = ProbeLog(probe, settings.max_search_steps)
+    log = SearchLog("refined", probe, pool_size, settings)
+    n_cap = log.n_cap
 
     lo: int | None = None
     hi: int | None = None
@@ -59,12 +58,4 @@ def refined_search(
     else:
         # Without a success, the search is done exactly when n_cap itself failed.
         converged = hi is None and lo == n_cap
-    return SearchResult(
-        mode="refined",
-        n_star=hi,
-        largest_failing=lo,
-        converged=converged,
-        pool_size=pool_size,
-        n_cap=n_cap,
-        probes=log.outcomes,
-    )
+    return log.result(lo, hi, converged)
