@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 from hf_induction.commands.parsing import Parser, positive_finite, prog
+from hf_induction.estimate import ALGORITHM_1, REFINED, budget_fractions, sweep_cost
 from hf_induction.results import existing_results_folder, latest
 from hf_induction.results.render import markdown_table
 from hf_induction.results.render import number as fmt
-from hf_induction.runner.estimate import ALGORITHM_1, REFINED, budget_fractions, sweep_cost
 from hf_induction.runner.sweep import load_sweep
 
 

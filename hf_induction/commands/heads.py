@@ -73,8 +73,8 @@ def _check_models(names: list[str]) -> None:
 def _plan(args, parser):
     """(folder, checkpoints, notes, skip_without_attention, models loaded), or a one-line
     usage error; a --checkpoint is loaded and checked before its --out is made."""
+    from ..analysis.heads import given_checkpoint, kept_checkpoints_of, ready_model
     from ..results import CorruptResults, NestedResults, ResultsFolder
-    from ..runner.heads import given_checkpoint, kept_checkpoints_of, ready_model
 
     with_checkpoint = [flag for flag, value in (("--dataset", args.dataset),
                                                 ("--config", args.config),
@@ -117,7 +117,7 @@ def _plan(args, parser):
 
 
 def _options(args):
-    from ..runner.heads import HeadsOptions
+    from ..analysis.heads import HeadsOptions
 
     return HeadsOptions(n_prompts=args.prompts, seed=args.seed, patch=args.patch,
                         batch_size=args.batch_size)
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     folder, checkpoints, notes, skip, loaded = _plan(args, parser)
-    from ..runner.heads import score_checkpoints
+    from ..analysis.heads import score_checkpoints
 
     for note in notes:
         print(f"heads: {note}", file=sys.stderr)

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ..search import SearchSettings
+from ..search.oracle import probes_to_find
 from ..tasks import train_pool_size
 from ..training import TrainSettings
-from .estimate import probes_to_find
 from .job import SearchJob
 
 # Grid steps timed after a first short run has paid for building the model and data.

@@ -13,11 +13,11 @@ import pytest
 import torch
 
 from hf_induction.analysis import KINDS, SCORES, checkpoint_sets, head_scores
+from hf_induction.analysis.heads import load_checkpoint
 from hf_induction.models.build import build_model
 from hf_induction.results import HeadsRow, ResultsFolder, checkpoint_name
 from hf_induction.results.render import HEAD_SCORE_COLUMNS
 from hf_induction.runner.checkpoints import keep_checkpoint
-from hf_induction.runner.heads import load_checkpoint
 from hf_induction.tasks import parse
 from tests.runner.helpers import run_command
 

@@ -14,17 +14,17 @@ from hf_induction.display.report import (
     nstar_vs_group,
     render_tables,
 )
-from hf_induction.models import build_config, model_config_hash
-from hf_induction.results import NstarRow, ResultsFolder, kappa_rows
-from hf_induction.runner.estimate import (
+from hf_induction.estimate import (
     ALGORITHM_1,
     PAPER_GRID,
     REFINED,
     budget_fractions,
-    probes_to_find,
     sweep_cost,
 )
+from hf_induction.models import build_config, model_config_hash
+from hf_induction.results import NstarRow, ResultsFolder, kappa_rows
 from hf_induction.runner.job import SearchJob
+from hf_induction.search.oracle import probes_to_find
 from hf_induction.search.settings import PAPER_N_MAX
 from hf_induction.tasks import TaskConfig
 from tests.runner.helpers import run_script

@@ -22,16 +22,6 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from ..analysis import (
-    KINDS,
-    SCORES,
-    HeadPrompts,
-    PromptSet,
-    cell_sets,
-    checkpoint_sets,
-    edge_patching,
-    head_scores,
-)
 from ..models.build import transformers_bars_off
 from ..results import (
     HeadsRow,
@@ -43,6 +33,16 @@ from ..results import (
 )
 from ..results.heads_json import write_heads_json
 from ..tasks import TaskCell, parse_or_none
+from . import (
+    KINDS,
+    SCORES,
+    HeadPrompts,
+    PromptSet,
+    cell_sets,
+    checkpoint_sets,
+    edge_patching,
+    head_scores,
+)
 
 
 @dataclass(frozen=True)
@@ -255,7 +255,7 @@ def score_checkpoints(folder: ResultsFolder, checkpoints: Sequence[Checkpoint],
     ``skip_without_attention``, is left out with a line in the summary; a prompt that uses a
     token the model cannot embed raises ValueError; a folder that holds no model, OSError.
     ``loaded`` holds models already loaded (`ready_model`), by checkpoint name."""
-    from ..analysis import NoAttention
+    from . import NoAttention
 
     added, before, skipped = [0, 0], 0, []
     bar = tqdm(total=sum(len(c.sets) for c in checkpoints), desc="heads", unit="set",

@@ -14,27 +14,20 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..models import build_config
-from ..models.flops import train_step_flops
-from ..results.protocol import model_protocol
-from ..search import ProbeOutcome, SearchSettings, run_search
-from ..search.settings import PAPER_N_MAX
-from ..tasks import train_pool_size
-from .budgets import BUDGETS
-from .job import SearchJob
+from .models import build_config
+from .models.flops import train_step_flops
+from .results.protocol import model_protocol
+from .runner.budgets import BUDGETS
+from .runner.job import SearchJob
+from .search import SearchSettings
+from .search.oracle import probes_to_find
+from .search.settings import PAPER_N_MAX
+from .tasks import train_pool_size
 
 PAPER = BUDGETS["paper"]
 PAPER_GRID = len(PAPER.lrs) * len(PAPER.seeds)
 ALGORITHM_1 = SearchSettings(mode="paper", n_max=PAPER_N_MAX)
 REFINED = SearchSettings(mode="refined", n_max=PAPER_N_MAX, n_start=PAPER.n_start)
-
-
-def probes_to_find(n_star: int, pool_size: int, settings: SearchSettings) -> int:
-    """How many probes ``settings``' search spends when exactly the sizes ≥ n_star succeed."""
-    def oracle(n: int) -> ProbeOutcome:
-        return ProbeOutcome(n=n, success=n >= n_star)
-
-    return run_search(oracle, pool_size, settings).num_probes
 
 
 def assumed_nstar(job: SearchJob) -> int:
