@@ -335,5 +335,20 @@ class TaskCell:
         return f"{self.kind}_L{self.max_len}" + ("" if self.dist == "fixed" else f"_{self.dist}")
 
 
+class LongerSplitsCell(TaskCell):
+    """A family tested on the two spans past L, as Zhou et al.'s length generalisation is:
+    ``test`` holds lengths L+1..2L and ``test_long`` 2L+1..3L (symbols, lorem, git)."""
+
+    TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "lengths L+1..2L",
+                                                   "test_long": "lengths 2L+1..3L"}
+    LENGTH_SPAN: ClassVar[int] = 3
+
+    @property
+    def test_splits(self) -> dict[str, tuple[int, ...]]:
+        L = self.max_len
+        return {"test": tuple(range(L + 1, 2 * L + 1)),
+                "test_long": tuple(range(2 * L + 1, 3 * L + 1))}
+
+
 def vocab_of(cell: TaskCell) -> Vocab:
     return cell.vocab

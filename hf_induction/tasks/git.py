@@ -35,7 +35,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..citations import BORN_A_TRANSFORMER, Paper
-from .cell import DISTS_WITHOUT_S2L, SEQUENCE, Examples, NameGrammar, TaskCell
+from .cell import DISTS_WITHOUT_S2L, SEQUENCE, Examples, LongerSplitsCell, NameGrammar
 from .limits import check_length
 from .sampling import distinct_draws
 from .symbols import example_table
@@ -66,7 +66,7 @@ GRAMMARS = (NameGrammar(
 
 
 @dataclass(frozen=True)
-class GitCell(TaskCell):
+class GitCell(LongerSplitsCell):
     """One git cell: revert or cherry-pick, L commit lines, length law."""
 
     task: str
@@ -81,9 +81,6 @@ class GitCell(TaskCell):
                                          "topic": SEQUENCE, "target_hash": SEQUENCE}
     GRAMMARS: ClassVar[tuple[NameGrammar, ...]] = GRAMMARS
     PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
-    TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "lengths L+1..2L",
-                                                   "test_long": "lengths 2L+1..3L"}
-    LENGTH_SPAN: ClassVar[int] = 3
 
     def __post_init__(self):
         grammar = self.grammar
@@ -97,12 +94,6 @@ class GitCell(TaskCell):
     @property
     def backward(self) -> bool:
         return self.task == "cherry_pick"
-
-    @property
-    def test_splits(self) -> dict[str, tuple[int, ...]]:
-        L = self.max_len
-        return {"test": tuple(range(L + 1, 2 * L + 1)),
-                "test_long": tuple(range(2 * L + 1, 3 * L + 1))}
 
     @property
     def vocab(self) -> Vocab:

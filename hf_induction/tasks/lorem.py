@@ -59,7 +59,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..citations import BORN_A_TRANSFORMER, Paper
-from .cell import DISTS_WITHOUT_S2L, SEQUENCE, Examples, NameGrammar, TaskCell
+from .cell import DISTS_WITHOUT_S2L, SEQUENCE, Examples, LongerSplitsCell, NameGrammar
 from .continuations import previous_continuations, teacher_forced_errors
 from .copying import copy_rows
 from .limits import check_length, check_vocab
@@ -144,7 +144,7 @@ def _sentence_law(V: int, n: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class LoremCell(TaskCell):
+class LoremCell(LongerSplitsCell):
     """One lorem cell: the copy task, paragraph length L, length law and V words."""
 
     task: str
@@ -161,9 +161,6 @@ class LoremCell(TaskCell):
                                          "continuations": SEQUENCE}
     GRAMMARS: ClassVar[tuple[NameGrammar, ...]] = GRAMMARS
     PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
-    TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "lengths L+1..2L",
-                                                   "test_long": "lengths 2L+1..3L"}
-    LENGTH_SPAN: ClassVar[int] = 3
     # The cell whose first validation row the dataset card shows: long enough for the rule.
     CARD_CELL: ClassVar[str] = "copy_L30_V8"
 
@@ -183,12 +180,6 @@ class LoremCell(TaskCell):
     @property
     def min_length(self) -> int:
         return MIN_SPAN
-
-    @property
-    def test_splits(self) -> dict[str, tuple[int, ...]]:
-        L = self.max_len
-        return {"test": tuple(range(L + 1, 2 * L + 1)),
-                "test_long": tuple(range(2 * L + 1, 3 * L + 1))}
 
     @property
     def period(self) -> int:

@@ -12,7 +12,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..citations import BORN_A_TRANSFORMER, Paper
-from .cell import DISTS, NameGrammar, TaskCell
+from .cell import DISTS, LongerSplitsCell, NameGrammar, TaskCell
 from .limits import FIRST_CHUNK, check_length, check_vocab
 from .sampling import distinct_draws, generate
 from .token_layout import IGNORE, Vocab
@@ -56,7 +56,7 @@ def symbol_grammar(dataset: str, tasks: tuple[str, ...], default: int, rules: st
 
 
 @dataclass(frozen=True)
-class SymbolCell(TaskCell):
+class SymbolCell(LongerSplitsCell):
     """A cell of a family of tasks over V symbols; subclasses set the class variables below
     and implement ``valid``, ``_draw``, ``pool_size``, ``encode``, ``metrics`` and
     ``symbols_needed``."""
@@ -75,9 +75,6 @@ class SymbolCell(TaskCell):
     # The V of the example rows the dataset card shows.
     CARD_SYMBOLS: ClassVar[int] = 6
     PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
-    TEST_SPLIT_LABELS: ClassVar[dict[str, str]] = {"test": "lengths L+1..2L",
-                                                   "test_long": "lengths 2L+1..3L"}
-    LENGTH_SPAN: ClassVar[int] = 3
 
     def __post_init__(self):
         grammar = self.grammar
@@ -100,12 +97,6 @@ class SymbolCell(TaskCell):
     def unique(self) -> bool:
         """U* tasks: one occurrence (retrieval) or distinct symbols (copy)."""
         return self.task.startswith("U")
-
-    @property
-    def test_splits(self) -> dict[str, tuple[int, ...]]:
-        L = self.max_len
-        return {"test": tuple(range(L + 1, 2 * L + 1)),
-                "test_long": tuple(range(2 * L + 1, 3 * L + 1))}
 
     @property
     def vocab(self) -> Vocab:
