@@ -45,7 +45,7 @@ SLOW_FILES = (
     "tests/runner/test_schedule.py",
     "tests/runner/test_push.py",
     "tests/package/test_wheel.py",
-    "tests/runner/test_cli.py",
+    "tests/commands/test_cli.py",
     "tests/runner/test_device_check.py",
     "tests/results/test_published_folders.py",
     "tests/tasks/test_limits.py",
@@ -53,7 +53,7 @@ SLOW_FILES = (
     "tests/hub/test_hub_checkpoint.py",
     "tests/hub/test_hub_space.py",
     "tests/runner/test_tracking.py",
-    "tests/tasks/test_lm_eval_tasks.py",
+    "tests/lm_eval_tasks/test_lm_eval_tasks.py",
     "tests/runner/test_pretrained.py",
     "tests/models/test_remote_code.py",
 )

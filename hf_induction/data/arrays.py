@@ -73,7 +73,7 @@ def encode_rows(cell: TaskCell, items: np.ndarray, lengths: np.ndarray,
                 dtype: np.dtype, chunk: int = ENCODE_CHUNK,
                 tokens: TokenMap | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``cell.encode(items, lengths)``'s input_ids and labels, in ``dtype``, ``chunk`` rows
-    at a time; the same arrays as encoding all rows at once (tests/tasks/test_arrays.py).
+    at a time; the same arrays as encoding all rows at once (tests/data/test_arrays.py).
     With ``tokens``, in its ids (`TokenMap.encode`)."""
     tokens = TokenMap.identity(cell.vocab) if tokens is None else tokens
     # The width is that of the longest row: encode one row of each length to learn it.

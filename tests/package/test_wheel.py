@@ -113,7 +113,7 @@ def test_the_venv_imports_the_wheel_not_the_checkout(installed):
 
 
 def test_the_readme_main_command_and_the_module_form_run_from_the_wheel(installed):
-    from tests.runner.test_usage_names import readme_main_command
+    from tests.commands.test_usage_names import readme_main_command
 
     bin_dir, work, env = installed
     # The README's first command as written (its flags parsed, then --help), and the module

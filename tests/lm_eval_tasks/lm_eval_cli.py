@@ -1,5 +1,6 @@
-"""``python tests/tasks/lm_eval_cli.py MODEL run ARGS``: the `lm-eval` console script on a tiny
-random GPT-2 that it first writes to MODEL, with only the ``--include_path`` tasks indexed.
+"""``python tests/lm_eval_tasks/lm_eval_cli.py MODEL run ARGS``: the `lm-eval` console script
+on a tiny random GPT-2 that it first writes to MODEL, with only the ``--include_path`` tasks
+indexed.
 
 The harness's own thousands of task files take 20 s of CPU to index and none of them runs in
 a test; everything else (arguments, the `hf` model, the tasks, the result files) is the
