@@ -268,11 +268,9 @@ class KappaRow(CellRow):
 
 
 @dataclass(frozen=True)
-class OodRow(CellRow):
-    """One out-of-distribution check: the best run at size ``n``, tested at length 2L.
-
-    Normalised accuracies map chance (1/|G|) to 0 and perfect to 1.
-    """
+class BestRunRow(CellRow):
+    """What a check of the best run at size ``n`` starts with: the model, and the run the
+    grid chose (its learning rate, seed, steps and best validation loss)."""
 
     model: str
     model_config_hash: str
@@ -281,6 +279,15 @@ class OodRow(CellRow):
     seed: int
     steps: int
     val_loss: float | None
+
+
+@dataclass(frozen=True)
+class OodRow(BestRunRow):
+    """One out-of-distribution check: the best run at size ``n``, tested at length 2L.
+
+    Normalised accuracies map chance (1/|G|) to 0 and perfect to 1.
+    """
+
     test_length: int
     state_accuracy: float
     final_state_accuracy: float
@@ -292,7 +299,7 @@ class OodRow(CellRow):
 
 
 @dataclass(frozen=True)
-class LengthGenRow(CellRow):
+class LengthGenRow(BestRunRow):
     """One length-generalisation check: the best run at size ``n``, scored on the validation
     set (the training lengths) and on every test split (longer lengths).
 
@@ -301,13 +308,6 @@ class LengthGenRow(CellRow):
     exact match and token accuracy), in split order.
     """
 
-    model: str
-    model_config_hash: str
-    n: int
-    lr: float
-    seed: int
-    steps: int
-    val_loss: float | None
     results: str
     protocol_hash: str
     finished_at: str
