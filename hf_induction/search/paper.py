@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .outcome import Probe
-from .probing import SearchLog, bisect
+from .probing import SearchLog, bisect, descend
 from .result import SearchResult
 from .settings import SearchSettings
 
@@ -28,18 +28,11 @@ def paper_search(
     log = SearchLog("paper", probe, pool_size, settings)
     n_cap = log.n_cap
 
-    lo: int | None = None
+    # The log holds at least one probe (max_search_steps >= 1), so n_cap is always probed.
+    lo: int | None = n_cap
     hi: int | None = None
-    n = n_cap
-    while not log.exhausted:
-        if not log.succeeds(n):
-            lo = n
-            break
-        hi = n
-        if n == 1:
-            lo = 0
-            break
-        n = max(1, n // settings.factor)
+    if log.succeeds(n_cap):
+        lo, hi = descend(log, n_cap, settings.factor)
 
     converged = lo is not None
     if lo is not None and hi is not None:

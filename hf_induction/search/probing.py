@@ -87,6 +87,18 @@ def bisect(
     return lo, hi
 
 
+def descend(log: ProbeLog, hi: int, factor: int) -> tuple[int | None, int]:
+    """From a succeeding ``hi``, divide by ``factor`` (clamped to 1, as a training set holds at
+    least one example) until a size fails or 1 succeeds; the bracket (lo, hi) reached, with
+    lo = 0 when 1 succeeded and lo = None when the probes ran out first."""
+    while hi > 1 and not log.exhausted:
+        n = max(1, hi // factor)
+        if not log.succeeds(n):
+            return n, hi
+        hi = n
+    return (0 if hi == 1 else None), hi
+
+
 def check_pool(pool_size: int) -> None:
     if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
         raise ValueError(f"pool_size must be an integer >= 1; got {pool_size!r}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .outcome import Probe
-from .probing import SearchLog, bisect
+from .probing import SearchLog, bisect, descend
 from .result import SearchResult
 from .settings import SearchSettings
 
@@ -31,15 +31,7 @@ def refined_search(
     hi: int | None = None
     n0 = min(settings.n_start, n_cap)
     if log.succeeds(n0):
-        hi = n0
-        while hi > 1 and not log.exhausted:
-            n = max(1, hi // settings.growth)
-            if not log.succeeds(n):
-                lo = n
-                break
-            hi = n
-        if hi == 1:
-            lo = 0
+        lo, hi = descend(log, n0, settings.growth)
     else:
         lo = n0
         while lo < n_cap and not log.exhausted:
