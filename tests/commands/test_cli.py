@@ -10,6 +10,9 @@ import pytest
 from hf_induction.commands.nstar import main
 from tests.runner.helpers import FAST, run_cli
 
+# End to end: whole searches, a killed one resumed, two processes.
+pytestmark = pytest.mark.slow
+
 
 def load_results(out, table):
     return datasets.load_dataset(str(out), table, split="train")

@@ -169,6 +169,7 @@ def test_fp16_is_refused_in_one_line(monkeypatch, tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_the_console_entry_point_runs_the_same_commands():
     listing = subprocess.run(["hf-induction"], capture_output=True, text=True, env=env())
     assert listing.returncode == 2 and all(name in listing.stdout for name in COMMANDS)

@@ -163,6 +163,7 @@ def test_tokenizer_follows_the_layout(tmp_path):
     assert AutoTokenizer.from_pretrained(tmp_path)("01234 =").input_ids == [120, 0, 121]
 
 
+@pytest.mark.slow
 def test_build_and_push_then_load_from_the_hub(hub_server, tmp_path):
     out = tmp_path / "modadd"
     cmd = [sys.executable, str(ROOT / "scripts" / "build_datasets.py"), "--dataset", "modadd",

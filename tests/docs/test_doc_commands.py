@@ -27,6 +27,9 @@ from hf_induction.commands import COMMANDS
 from hf_induction.commands.parsing import Parser
 from tests.runner.helpers import SCRIPT_COMMANDS, env, run_command
 
+# End to end: every documented command, run.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 CI = ROOT / ".ci" / "run"

@@ -82,6 +82,7 @@ result(close=close, imported=[m for m in sys.modules if m.startswith("hf_inducti
 """
 
 
+@pytest.mark.slow
 def test_push_checkpoint_and_load_with_trust_remote_code(hub_server):
     pushed = run_client(hub_server, PUSH, timeout=180)
     assert pushed["first"] and not pushed["again"]  # an unchanged checkpoint: no new commit

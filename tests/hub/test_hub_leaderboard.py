@@ -3,6 +3,7 @@
 import sys
 from pathlib import Path
 
+import pytest
 from _hub_clients import run_client
 from _results_fixture import NSTARS, L, nstar_row, write_results
 
@@ -185,6 +186,7 @@ def test_the_length_generalisation_table_shows_the_run_and_chance():
         "test": "5..8: accuracy 0.500 (chance 0.25)", "test_long": ""}
 
 
+@pytest.mark.slow
 def test_leaderboard_script_reads_a_hub_dataset(hub_server, tmp_path):
     write_results(tmp_path / "results")
     run_client(hub_server, f"""

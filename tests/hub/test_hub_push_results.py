@@ -6,8 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from _hub_clients import run_client
 from _results_fixture import folder_snapshot, write_results
+
+# End to end: each push runs its client in a process of its own.
+pytestmark = pytest.mark.slow
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parents[1]

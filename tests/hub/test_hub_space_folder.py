@@ -15,6 +15,7 @@ import gradio  # noqa: E402
 from hf_induction.commands.space import main  # noqa: E402
 
 
+@pytest.mark.slow
 def test_the_space_folder_runs_from_itself_on_every_source(tmp_path):
     write_results(tmp_path / "a")
     write_results(tmp_path / "b")

@@ -13,6 +13,9 @@ pytest.importorskip("gradio")
 from hf_induction.commands.space import main  # noqa: E402
 from hf_induction.results import HeadsRow, PatchingRow  # noqa: E402
 
+# End to end: the Space run in a process of its own.
+pytestmark = pytest.mark.slow
+
 
 def add_heads(folder) -> None:
     common = {"model": "rope", "checkpoint": "rope-UF_L4-n10", "dataset": "copy",

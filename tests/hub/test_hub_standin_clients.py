@@ -5,7 +5,11 @@ They read HF_ENDPOINT at import time, so each test runs its client code in a sub
 
 import json
 
+import pytest
 from _hub_clients import run_client
+
+# End to end: each client runs in a process of its own.
+pytestmark = pytest.mark.slow
 
 MAKE_FOLDER = """
 folder = Path("upload"); (folder / "sub").mkdir(parents=True, exist_ok=True)

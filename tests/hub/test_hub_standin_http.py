@@ -157,6 +157,7 @@ def test_fail_next_kinds(hub_server):
     assert call(f"{url}/api/whoami-v2", token=None)[0] == 401
 
 
+@pytest.mark.slow
 def test_cli_prints_url_serves_and_survives_restart(tmp_path):
     root = tmp_path / "root"
 

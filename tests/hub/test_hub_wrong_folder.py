@@ -83,6 +83,7 @@ def _run(args: list[str], env: dict[str, str], tmp_path) -> subprocess.Completed
                           env=full, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hub", ["offline", "unreachable"])
 def test_a_hub_that_cannot_be_read_is_one_line(hub, tmp_path):
     env = ({"HF_HUB_OFFLINE": "1"} if hub == "offline"

@@ -382,6 +382,7 @@ def _results(out: Path) -> tuple[dict, dict[str, list[dict]]]:
     return results, samples
 
 
+@pytest.mark.slow
 def test_lm_eval_run_scores_the_tasks_as_a_hand_checked_scorer_does(harness_run):
     results, samples = _results(harness_run)
     assert set(samples) == set(CLI_TASKS) and set(CLI_TASKS) <= set(results["results"])

@@ -190,6 +190,7 @@ def test_only_the_kernel_fallback_lines_are_dropped():
     assert not [message for message in seen if KERNEL_FALLBACK in message]
 
 
+@pytest.mark.slow
 def test_a_model_is_saved_from_a_process_other_than_rank_0(tmp_path, monkeypatch):
     # Under torchrun each process trains jobs of its own; transformers 5 writes nothing on
     # rank 1 once torch.distributed is up (it assumes data parallelism). Rank 1, as it sees it:

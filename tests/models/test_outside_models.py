@@ -140,6 +140,7 @@ def test_a_bad_outside_name_is_one_line_exit_2_and_nothing_written(site, model, 
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_file_models_checkpoint_loads_with_its_code_in_a_fresh_process(site, tmp_path):
     from hf_induction.models import build_model
     from hf_induction.models.build import save_model

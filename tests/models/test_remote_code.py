@@ -10,6 +10,9 @@ import torch
 
 from hf_induction.models import build_model
 
+# End to end: loads a checkpoint in a fresh process.
+pytestmark = pytest.mark.slow
+
 MODELS = ["dense_ssm", "lstm", "gpt2_offset", "gated_deltanet_neg"]
 
 # One fresh process loads every checkpoint (a process start re-imports torch and transformers,

@@ -25,6 +25,9 @@ import pytest
 
 from tests.hub_standin.hub import HubServer, client_env
 
+# End to end: builds the wheel and runs it from a fresh virtual environment.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 # Small budgets: a search of a few seconds on each family.
 FAST = ["--max-steps", "120", "--eval-every", "20", "--lrs", "0.03", "--seeds", "10",

@@ -140,6 +140,7 @@ def test_a_path_that_is_not_a_results_folder_is_a_usage_error(kind, tmp_path, ca
     assert str(path) in err
 
 
+@pytest.mark.slow
 def test_a_rerun_with_nothing_to_train_drops_a_torn_line(tmp_path, capsys):
     from tests.runner.helpers import FAST, run_cli
 

@@ -7,6 +7,9 @@ import pytest
 
 from tests.runner.helpers import ROOT, env
 
+# End to end: the accelerator check, end to end.
+pytestmark = pytest.mark.slow
+
 
 def test_device_check_runs_on_the_cpu_and_writes_every_figure(tmp_path):
     out = tmp_path / "check.json"

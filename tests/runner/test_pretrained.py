@@ -18,6 +18,9 @@ from hf_induction.tasks import IGNORE, generate, parse
 from tests.runner.helpers import run_cli
 from tests.runner.tiny_pretrained import pretrain, train_tokenizer
 
+# End to end: pretrains a tiny GPT-2, then fine-tunes it through the search.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):

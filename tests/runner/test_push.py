@@ -4,8 +4,13 @@ import json
 import sys
 import textwrap
 
+import pytest
+
 from hf_induction.results import ResultsFolder
 from tests.runner.helpers import NSTAR, ROOT
+
+# End to end: whole campaigns pushed to the Hub stand-in.
+pytestmark = pytest.mark.slow
 
 # A budget under which the Dense-SSM does find N* for Z_3 words of length 4.
 ARGS = ["--dataset", "modadd", "--config", "acot_L4_m3", "--model", "dense_ssm",

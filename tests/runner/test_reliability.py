@@ -20,6 +20,9 @@ from hf_induction.results import CorruptLineWarning
 from hf_induction.results.jsonl import read_jsonl
 from tests.runner.helpers import FAST, NSTAR, ROOT, env, run_cli, run_script
 
+# End to end: launches the command in processes of its own, signals them, fills disks.
+pytestmark = pytest.mark.slow
+
 CELLS = ["--dataset", "modadd", "--config", "acot_L3_m3", "acot_L4_m3", "--model", "dense_ssm"]
 BASE = [*CELLS, *FAST]
 

@@ -16,6 +16,9 @@ from hf_induction.results.jsonl import read_jsonl
 from hf_induction.runner.schedule import my_jobs, static_share, store_queue
 from tests.runner.helpers import FAST, NSTAR, env, run_cli
 
+# End to end: several launchers' processes share one campaign.
+pytestmark = pytest.mark.slow
+
 
 class LockedStore:
     """A store whose add is atomic, as TCPStore's is."""

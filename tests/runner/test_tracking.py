@@ -12,6 +12,9 @@ import pytest
 
 from tests.runner.helpers import FAST, run_cli
 
+# End to end: searches that write and read back each tracker's own files.
+pytestmark = pytest.mark.slow
+
 # wandb is a dev extra: where it is missing, the other trackers are still tested.
 TRACKERS = ["tensorboard", "trackio", *(["wandb"] if importlib.util.find_spec("wandb") else [])]
 

@@ -20,6 +20,9 @@ from hf_induction.models import build_model
 from hf_induction.tasks import TaskConfig, generate, prompt_length, vocab_of
 from hf_induction.tasks.tokenizer import build_tokenizer
 
+# End to end: trains to full accuracy under the Trainer and TRL.
+pytestmark = pytest.mark.slow
+
 EVAL_STEPS = 100
 
 
