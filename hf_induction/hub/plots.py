@@ -46,6 +46,20 @@ def _colours(models: Sequence[str]) -> dict[str, tuple]:
     return {m: cmap(i % 10) for i, m in enumerate(models)}
 
 
+def _legend(ax) -> None:
+    # A panel with no labelled artist has nothing to name, and an empty legend warns.
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+
+
+def _save(fig, path: Path) -> Path:
+    """Every figure's last step: laid out, written at 100 dpi, closed (pyplot keeps it open)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def plot_nstar_vs_length(entries: Sequence[Entry], path: Path) -> Path:
     """N*_n against n, log y; one panel per format, one line per (model, L)."""
     formats = sorted({e.format for e in entries})
@@ -75,14 +89,10 @@ def plot_nstar_vs_length(entries: Sequence[Entry], path: Path) -> Path:
         ax.set_xlabel("length n")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(True, which="both", alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize="small")
+        _legend(ax)
     axes[0][0].set_ylabel("N*_n (dashed: N*_joint)")
     fig.suptitle(f"N* against length: {entries[0].label}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
@@ -118,12 +128,8 @@ def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
     ax.set_ylabel("κ")
     ax.set_title(f"κ by model and format: {entries[0].label}")
     # No bar where no κ is defined nor bounded below: nothing to name.
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    _legend(ax)
+    return _save(fig, path)
 
 
 def write_figures(entries: Sequence[Entry], out: str | Path) -> list[Path]:
@@ -165,10 +171,7 @@ def plot_ood_bars(rows: Sequence[Any], path: Path) -> Path:
     ax.set_ylabel(f"final state at length {'/'.join(map(str, tests))}\n(chance 0, perfect 1)")
     ax.set_title("Out of distribution: the final state at 2L")
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_nstar_vs_group(series: dict[str, list[tuple[int, int | None, int | None]]],
@@ -197,9 +200,5 @@ def plot_nstar_vs_group(series: dict[str, list[tuple[int, int | None, int | None
     ax.set_ylabel("N*")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    _legend(ax)
+    return _save(fig, path)
