@@ -11,6 +11,9 @@ current token, anti-induction heads the one that PRECEDED it.
 
 Works for any model on transformers' attention interface (GPT-2, Llama/``rope``,
 ``gpt2_offset``); torch and transformers are imported here, unlike ``tasks``.
+``analysis.heads`` reads the checkpoints a results folder keeps (or any model folder) on
+their prompt sets and writes the scores as its ``heads`` and ``patching`` tables
+(``hf-induction heads``).
 """
 
 from .edges import EDGE_ATTENTION, KINDS, EdgePlan, Swap
