@@ -119,16 +119,26 @@ RETRIEVAL = Prompt(
     )))
 
 
-def _copy(cell):
-    names = cell.symbol_names()
+def _echo(spell: Callable, before: str, after: str) -> Callable:
+    """The functions of a family whose answer is its source written again (copy, lorem): the
+    prompt is the spelled source between ``before`` and ``after``, the target the spelled
+    target; ``spell(names, ids)`` writes a row's ids as the family reads."""
 
-    def text(doc: dict) -> str:
-        return f"<bos> {_words(names, doc['source'])} :"
+    def functions(cell):
+        names = cell.symbol_names()
 
-    def target(doc: dict) -> str:
-        return _words(names, doc["target"])
+        def text(doc: dict) -> str:
+            return f"{before}{spell(names, doc['source'])}{after}"
 
-    return text, target
+        def target(doc: dict) -> str:
+            return spell(names, doc["target"])
+
+        return text, target
+
+    return functions
+
+
+_copy = _echo(_words, "<bos> ", " :")
 
 
 _COPY_RULE = ("Here are some samples of the format <bos> input : output <eos> where the rule "
@@ -162,16 +172,7 @@ _ECHOES = "".join(f"Paragraph:\n<start> {p} <end>\nEcho:\n<start> {p} <end>\n\n"
     "Once upon a time in a land far away.", "The quick brown fox jumps over the lazy dog."))
 
 
-def _lorem(cell):
-    names = cell.symbol_names()
-
-    def text(doc: dict) -> str:
-        return f"{_ECHOES}Paragraph:\n<start> {_prose(names, doc['source'])} <end>\nEcho:\n<start>"
-
-    def target(doc: dict) -> str:
-        return _prose(names, doc["target"])
-
-    return text, target
+_lorem = _echo(_prose, f"{_ECHOES}Paragraph:\n<start> ", " <end>\nEcho:\n<start>")
 
 
 LOREM = Prompt(
