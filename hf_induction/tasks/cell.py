@@ -349,6 +349,15 @@ class LongerSplitsCell(TaskCell):
         return {"test": tuple(range(L + 1, 2 * L + 1)),
                 "test_long": tuple(range(2 * L + 1, 3 * L + 1))}
 
+    def check_kind_and_length(self, what: str) -> None:
+        """ValueError, one line with the grammar, for a kind or length law the grammar does not
+        allow or an L below the shortest item; ``what`` names the item ("a history")."""
+        grammar = self.grammar
+        grammar.check(self.kind, self.dist)
+        if not isinstance(self.max_len, int) or self.max_len < self.min_length:
+            raise ValueError(f"bad length L={self.max_len!r}: {what} needs "
+                             f"L >= {self.min_length}; {grammar.text}")
+
 
 def vocab_of(cell: TaskCell) -> Vocab:
     return cell.vocab

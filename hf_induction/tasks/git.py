@@ -83,11 +83,7 @@ class GitCell(LongerSplitsCell):
     PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
 
     def __post_init__(self):
-        grammar = self.grammar
-        grammar.check(self.kind, self.dist)
-        if not isinstance(self.max_len, int) or self.max_len < self.min_length:
-            raise ValueError(f"bad length L={self.max_len!r}: a history needs "
-                             f"L >= {self.min_length} lines; {grammar.text}")
+        self.check_kind_and_length("a history of L lines")
         check_length(self)
 
     # -- lengths and vocabulary --------------------------------------------------------

@@ -165,14 +165,10 @@ class LoremCell(LongerSplitsCell):
     CARD_CELL: ClassVar[str] = "copy_L30_V8"
 
     def __post_init__(self):
-        grammar = self.grammar
-        grammar.check(self.kind, self.dist)
-        if not isinstance(self.max_len, int) or self.max_len < MIN_SPAN:
-            raise ValueError(f"bad length L={self.max_len!r}: a paragraph needs "
-                             f"L >= {MIN_SPAN}; {grammar.text}")
+        self.check_kind_and_length("a paragraph")
         if not isinstance(self.family_param, int) or not 2 <= self.family_param <= len(WORDS):
             raise ValueError(f"bad V={self.family_param!r}: the word list holds 2..{len(WORDS)} "
-                             f"words; {grammar.text}")
+                             f"words; {self.grammar.text}")
         check_length(self)
         check_vocab(self)
 

@@ -77,16 +77,12 @@ class SymbolCell(LongerSplitsCell):
     PAPER: ClassVar[Paper] = BORN_A_TRANSFORMER
 
     def __post_init__(self):
-        grammar = self.grammar
-        grammar.check(self.kind, self.dist)
-        if not isinstance(self.max_len, int) or self.max_len < self.min_length:
-            raise ValueError(f"bad length L={self.max_len!r}: {self.task} needs "
-                             f"L >= {self.min_length}; {grammar.text}")
+        self.check_kind_and_length(self.task)
         check_length(self)
         need, why = self.symbols_needed()
         if not isinstance(self.family_param, int) or self.family_param < need:
             raise ValueError(f"bad V={self.family_param!r}: {self} needs V >= {need} ({why}); "
-                             f"{grammar.text}")
+                             f"{self.grammar.text}")
         check_vocab(self)
 
     def symbols_needed(self) -> tuple[int, str]:
