@@ -8,7 +8,7 @@ import os
 import re
 import signal
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -271,14 +271,15 @@ def check_results_folder(out: Path) -> None:
 
 @dataclass(frozen=True)
 class Plan:
-    """What a launch asks to run, checked without torch: its jobs, their cells and models, and
-    the cells of each check."""
+    """What a launch asks to run, checked without torch: its jobs, their cells and models (each
+    name's `ModelSource`, looked up once, here), and the cells of each check."""
 
     jobs: tuple
     cells: tuple
     models: tuple[str, ...]
     ood_cells: tuple = ()
     lengthgen_cells: tuple = ()
+    sources: dict = field(default_factory=dict)
 
 
 def _jobs(args: argparse.Namespace):
@@ -301,14 +302,14 @@ def _jobs(args: argparse.Namespace):
 def plan_from_args(args: argparse.Namespace) -> Plan:
     """The launch's `Plan`, or ValueError in one line naming the flag at fault; torch is not
     imported (but to count the CUDA devices a --device cuda:N asks of)."""
-    from ..models.registry import check_model_name
+    from ..models import registry
 
     jobs, cells, sweep = _jobs(args)
     if not jobs:
         raise ValueError("nothing to run: the cells and models given make no job")
     models = tuple(dict.fromkeys(j.model for j in jobs))
-    for model in models:
-        check_model_name(model)
+    # The one lookup of each name: the settings and the builder take its source.
+    sources = {model: registry.model_source(model) for model in models}
     check_available(args.report_to)
     check_results_folder(args.out)
     if args.device is not None:
@@ -325,7 +326,8 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     if no_ood:
         raise ValueError(f"the OOD check (length 2L, normalised state accuracy) is the word "
                          f"problems'; {', '.join(no_ood)}: use --lengthgen")
-    return Plan(tuple(jobs), tuple(cells), models, checked["ood"], checked["lengthgen"])
+    return Plan(tuple(jobs), tuple(cells), models, checked["ood"], checked["lengthgen"],
+                sources)
 
 
 def check_lengthgen(args: argparse.Namespace, cells) -> None:
@@ -369,7 +371,7 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
     try:
         plan = plan_from_args(args)
         # What needs torch or transformers: the settings objects, the models.
-        settings = campaign_settings(given_settings(args), args.preset, plan.models)
+        settings = campaign_settings(given_settings(args), args.preset, plan.sources.values())
         from ..runner.run import Campaign
 
         campaign = Campaign(
@@ -381,7 +383,7 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
             checkpoints_of=args.push_checkpoints or "nstar",
             report_to=tuple(args.report_to), logging_dir=args.logging_dir,
-            schedule=args.schedule, by_model=settings.by_model)
+            schedule=args.schedule, by_model=settings.by_model, sources=plan.sources)
         resolve_models(plan, campaign.models)
         check_memory(plan.jobs, campaign.models,
                      {m: campaign.settings_for(m)[0] for m in plan.models},

@@ -14,14 +14,8 @@ from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedConfig, Pre
 from .presets import PRESETS
 from .pretrained import pretrained_config, pretrained_factory, pretrained_tokenizer
 from .quiet import transformers_bars_off
-from .registry import (
-    HF_PREFIX,
-    PRETRAINED_PREFIX,
-    config_class,
-    model_spec,
-    pretrained_spec,
-    register_all,
-)
+from .registry import HF_PREFIX, PRETRAINED_PREFIX, register_all, source_of
+from .source import CheckpointSource, ConfigSource, ModelSource, SpecSource
 
 # Fields that change on save/load or select a kernel, not the function the model computes.
 VOLATILE_CONFIG_FIELDS = frozenset(
@@ -44,10 +38,6 @@ VOLATILE_CONFIG_FIELDS = frozenset(
         "return_dict",
     }
 )
-
-# Our models registered with the Auto classes, so that AutoConfig reads a saved config of any
-# of them (hf:FOLDER) and AutoModelForCausalLM builds them.
-register_all()
 
 # Without mamba_ssm, causal_conv1d or flash-linear-attention (CUDA kernels) Mamba, Mamba-2 and the
 # hybrid run transformers' PyTorch reference kernels, which are exact and on a CPU the only ones
@@ -126,6 +116,8 @@ def hf_base_config(spec: str) -> PreTrainedConfig:
 
     from huggingface_hub import constants
 
+    # A saved config names its class by model_type: ours must be registered to be read.
+    register_all()
     if os.path.isdir(spec):
         return AutoConfig.from_pretrained(spec)
     hub_logger = logging.getLogger("huggingface_hub")
@@ -157,56 +149,99 @@ def _say_from_scratch(spec: str, vocab_size: int) -> None:
                        HF_PREFIX, spec, vocab_size, PRETRAINED_PREFIX, spec)
 
 
-def build_config(name: str, vocab_size, preset: str = "tiny", **overrides) -> PreTrainedConfig:
-    """The config `build_model` would use, without building the model.
+class _Builder:
+    """How one kind of `ModelSource` becomes a config, a tokenizer and fresh models."""
 
-    A ``pretrained:`` model's config is its checkpoint's, as it is (`pretrained_config`): the
-    task's vocabulary is carried by its tokenizer, and its architecture by its weights, so no
-    override applies."""
-    if (spec := pretrained_spec(name)) is not None:
-        if overrides:
-            raise ValueError(f"model {name!r} keeps its checkpoint's architecture; overrides "
-                             f"{sorted(overrides)} apply to hf:{spec}, trained from scratch")
-        return pretrained_config(spec)
-    vocab_size, tokens = vocabulary(vocab_size)
-    if name.startswith(HF_PREFIX):
-        _say_from_scratch(name[len(HF_PREFIX):], vocab_size)
-        base = hf_base_config(name[len(HF_PREFIX) :])
-        cls = type(base)
-        fields = {
-            k: v
-            for k, v in base.to_dict().items()
-            if k not in ("transformers_version", "model_type")
-        }
-        defaults = fields
-    else:
-        cls = config_class(name)
+    def config(self, source: ModelSource, vocab, preset: str,
+               overrides: dict) -> PreTrainedConfig:
+        vocab_size, tokens = vocabulary(vocab)
+        cls, fields, defaults = self.base(source, vocab_size, preset)
+        _check_overrides(cls, overrides, source.name)
+        foreign = _foreign_tokens(defaults, tokens, vocab_size)
+        return cls(**{**fields, **foreign, **tokens, **overrides, "vocab_size": vocab_size})
+
+    def base(self, source: ModelSource, vocab_size: int, preset: str) -> tuple[type, dict, dict]:
+        """(config class, its fields before the vocabulary, the defaults those fields cover)."""
+        raise NotImplementedError
+
+    def tokenizer(self, source: ModelSource):
+        # A model built at the task's vocabulary reads the task's ids as they are.
+        return None
+
+    def factory(self, source: ModelSource,
+                config: PreTrainedConfig) -> Callable[[], PreTrainedModel]:
+        return lambda: AutoModelForCausalLM.from_config(config)
+
+
+class _FromSpec(_Builder):
+    def base(self, source: SpecSource, vocab_size: int, preset: str):
+        cls = source.spec.config_class()
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; allowed: {list(PRESETS)}")
         # The spec's, not PRESETS': a model from outside the package is in no table of ours.
-        fields = dict(model_spec(name).presets[preset])
-        defaults = {**cls().to_dict(), **fields}
-    _check_overrides(cls, overrides, name)
-    foreign = _foreign_tokens(defaults, tokens, vocab_size)
-    return cls(**{**fields, **foreign, **tokens, **overrides, "vocab_size": vocab_size})
+        fields = dict(source.spec.presets[preset])
+        return cls, fields, {**cls().to_dict(), **fields}
 
 
-def model_factory(name: str, config: PreTrainedConfig) -> Callable[[], PreTrainedModel]:
+class _FromConfig(_Builder):
+    def base(self, source: ConfigSource, vocab_size: int, preset: str):
+        _say_from_scratch(source.where, vocab_size)
+        base = hf_base_config(source.where)
+        fields = {k: v for k, v in base.to_dict().items()
+                  if k not in ("transformers_version", "model_type")}
+        return type(base), fields, fields
+
+
+class _FromCheckpoint(_Builder):
+    """The checkpoint's config as it is (`pretrained_config`): the task's vocabulary is carried
+    by its tokenizer, and its architecture by its weights, so no override applies."""
+
+    def config(self, source: CheckpointSource, vocab, preset: str, overrides: dict):
+        if overrides:
+            raise ValueError(f"model {source.name!r} keeps its checkpoint's architecture; "
+                             f"overrides {sorted(overrides)} apply to hf:{source.where}, "
+                             "trained from scratch")
+        return pretrained_config(source.where)
+
+    def tokenizer(self, source: CheckpointSource):
+        return pretrained_tokenizer(source.where)
+
+    def factory(self, source: CheckpointSource, config: PreTrainedConfig):
+        return pretrained_factory(source.where, config)
+
+
+_BUILDERS: dict[type[ModelSource], _Builder] = {
+    SpecSource: _FromSpec(),
+    ConfigSource: _FromConfig(),
+    CheckpointSource: _FromCheckpoint(),
+}
+
+
+def build_config(model: ModelSource | str, vocab_size, preset: str = "tiny",
+                 **overrides) -> PreTrainedConfig:
+    """The config `build_model` would use, without building the model. ``model`` is a
+    `ModelSource` (`registry.model_source`) or a name, looked up here."""
+    source = source_of(model)
+    return _BUILDERS[type(source)].config(source, vocab_size, preset, overrides)
+
+
+def model_factory(model: ModelSource | str,
+                  config: PreTrainedConfig) -> Callable[[], PreTrainedModel]:
     """Builds one fresh model of ``config`` per call (the trainer seeds it): untrained, or for
-    a ``pretrained:`` name a copy of its checkpoint's weights."""
-    if (spec := pretrained_spec(name)) is not None:
-        return pretrained_factory(spec, config)
-    return lambda: AutoModelForCausalLM.from_config(config)
+    a ``pretrained:`` source a copy of its checkpoint's weights."""
+    source = source_of(model)
+    return _BUILDERS[type(source)].factory(source, config)
 
 
-def model_tokenizer(name: str):
+def model_tokenizer(model: ModelSource | str):
     """The tokenizer a model reads its input with: a ``pretrained:`` checkpoint's own; None for
     a model built at a task's vocabulary, which reads the task's ids as they are."""
-    spec = pretrained_spec(name)
-    return None if spec is None else pretrained_tokenizer(spec)
+    source = source_of(model)
+    return _BUILDERS[type(source)].tokenizer(source)
 
 
-def build_model(name: str, vocab_size, preset: str = "tiny", **overrides) -> PreTrainedModel:
+def build_model(name: ModelSource | str, vocab_size, preset: str = "tiny",
+                **overrides) -> PreTrainedModel:
     """Build a causal LM: untrained, or a pretrained checkpoint as it is.
 
     Args:
@@ -215,7 +250,8 @@ def build_model(name: str, vocab_size, preset: str = "tiny", **overrides) -> Pre
             vocabulary (the preset is then unused, and the build says so in one line); or
             "pretrained:PATH_OR_REPO_ID" for the checkpoint's own weights, vocabulary and
             config (vocabulary, preset and overrides unused: the task reaches it through its
-            tokenizer, `data.token_map`).
+            tokenizer, `data.token_map`); or any other name ``--model`` takes, or its
+            `ModelSource`.
         vocab_size: the task's ``Vocab`` (``cell.vocab``: its size and BOS, EOS and PAD go into
             the config), or a bare vocabulary size (no special tokens set).
         preset: one of `PRESETS` ("paper", "tiny").
@@ -224,7 +260,8 @@ def build_model(name: str, vocab_size, preset: str = "tiny", **overrides) -> Pre
     Raises:
         ValueError: unknown name, preset or override, or a vocabulary size below 1.
     """
-    return model_factory(name, build_config(name, vocab_size, preset, **overrides))()
+    source = source_of(name)
+    return model_factory(source, build_config(source, vocab_size, preset, **overrides))()
 
 
 def model_config_hash(model_or_config: PreTrainedModel | PreTrainedConfig) -> str:
@@ -240,14 +277,18 @@ def model_config_hash(model_or_config: PreTrainedModel | PreTrainedConfig) -> st
 
 @dataclass(frozen=True)
 class ResolvedModel:
-    """A model name resolved once, at one vocabulary: its config, the tokenizer it reads with
+    """A model source resolved once, at one vocabulary: its config, the tokenizer it reads with
     (a ``pretrained:`` checkpoint's own; None: the task's ids as they are), the hash that keys
-    its results, and its factory. A campaign resolves each of its models once and hands this
-    on; nothing after it looks the name up again."""
+    its results, and its factory. A campaign resolves each of its models once per cell and
+    hands this on; nothing after it looks the name up again."""
 
-    name: str
+    source: ModelSource
     config: PreTrainedConfig
     tokenizer: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.source.name
 
     @cached_property
     def config_hash(self) -> str:
@@ -256,10 +297,14 @@ class ResolvedModel:
     @cached_property
     def factory(self) -> Callable[[], PreTrainedModel]:
         """`model_factory` of the model: a fresh model per call."""
-        return model_factory(self.name, self.config)
+        return model_factory(self.source, self.config)
 
 
-def resolve_model(name: str, vocab, preset: str = "tiny") -> ResolvedModel:
-    """``name`` (`build_model`'s) resolved at ``vocab`` under ``preset``: its config built once,
-    and its tokenizer. OSError or ValueError, as `build_config`, for a name that cannot be."""
-    return ResolvedModel(name, build_config(name, vocab, preset), model_tokenizer(name))
+def resolve_model(model: ModelSource | str, vocab, preset: str = "tiny") -> ResolvedModel:
+    """``model`` (a `ModelSource`, or a name looked up here) resolved at ``vocab`` under
+    ``preset``: its config built once, and its tokenizer. OSError or ValueError, as
+    `build_config`, for a model that cannot be."""
+    source = source_of(model)
+    builder = _BUILDERS[type(source)]
+    return ResolvedModel(source, builder.config(source, vocab, preset, {}),
+                         builder.tokenizer(source))

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .quiet import transformers_bars_off
-from .registry import PRETRAINED_PREFIX
+from .registry import PRETRAINED_PREFIX, register_all
 
 # What a Hub id is fetched with: configs, weights (safetensors) and tokenizer files; a repo's
 # other formats (PyTorch pickles, TF, Flax, ONNX: gpt2-xl holds 30 GB of them) are skipped.
@@ -82,6 +82,8 @@ def pretrained_config(spec: str):
     if not weight_files(folder):
         raise ValueError(f"{PRETRAINED_PREFIX}{spec}: {folder} holds no weights (*.safetensors, "
                          f"*.bin) to fine-tune; hf:{spec} trains its architecture from scratch")
+    # A saved config names its class by model_type: ours must be registered to be read.
+    register_all()
     config = AutoConfig.from_pretrained(folder)
     setattr(config, DIGEST_FIELD, weights_digest(folder))
     return config

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .gpt2 import TRANSFORMER_CPU_BUDGET
+from .source import CheckpointSource, ConfigSource, ModelSource, SpecSource
 from .spec import CpuBudget, ModelSpec
 
 # In the order the command line lists them.
@@ -242,38 +243,62 @@ def register_all() -> None:
         spec.config_class()
 
 
-def pretrained_spec(name: str) -> str | None:
-    """The folder or Hub id of a ``pretrained:`` name; None for any other name."""
-    return name[len(PRETRAINED_PREFIX):] if name.startswith(PRETRAINED_PREFIX) else None
-
-
 def cpu_budget(name: str) -> CpuBudget:
-    """How a model trains under ``--preset cpu``: its spec's, or `HF_CPU_BUDGET` for an hf: or
-    pretrained: model (ValueError for another name)."""
-    return HF_CPU_BUDGET if name.startswith(SOURCE_PREFIXES) else model_spec(name).cpu_budget
+    """How a model trains under ``--preset cpu`` (`ModelSource.cpu_budget`; ValueError for a
+    name that is none)."""
+    return model_source(name).cpu_budget
 
 
-def check_model_name(name: str) -> None:
-    """What can be told of a model name before any model is built: a name of ours or of an
-    installed package, a spec a file or module holds (imported now: keep it torch-free), a
-    folder that holds a config.json, or a well-formed Hub repo id (ValueError naming the
-    fault). Whether a Hub id exists is only known when its config is fetched."""
-    if not name.startswith(SOURCE_PREFIXES):
-        model_spec(name)
-        return
-    from pathlib import Path
-
-    path = name.split(":", 1)[1]
-    if Path(path).is_dir():
-        if not (Path(path) / "config.json").is_file():
-            raise ValueError(f"--model {name}: the folder {path} holds no config.json")
-        return
-    if path.startswith(("/", ".", "~")) or path.count("/") > 1:
+def _checked_where(name: str, prefix: str) -> str:
+    """The folder or Hub id after an hf: or pretrained: prefix: a folder that holds a
+    config.json, or a well-formed Hub repo id (ValueError naming the fault). Whether a Hub id
+    exists is only known when its config is fetched."""
+    where = name[len(prefix):]
+    if Path(where).is_dir():
+        if not (Path(where) / "config.json").is_file():
+            raise ValueError(f"--model {name}: the folder {where} holds no config.json")
+        return where
+    if where.startswith(("/", ".", "~")) or where.count("/") > 1:
         raise ValueError(f"--model {name}: no such folder, and not a Hub repo id (ORG/NAME)")
     from huggingface_hub.utils import HFValidationError, validate_repo_id
 
     try:
-        validate_repo_id(path)
+        validate_repo_id(where)
     except HFValidationError as e:
         raise ValueError(f"--model {name}: no such folder, and not a Hub repo id "
                          f"({str(e).splitlines()[0]})") from None
+    return where
+
+
+# The sources a prefix names, each trained at the transformers' budget (`HF_CPU_BUDGET`).
+_PREFIXED: dict[str, type[ModelSource]] = {
+    HF_PREFIX: ConfigSource,
+    PRETRAINED_PREFIX: CheckpointSource,
+}
+
+
+def model_source(name: str) -> ModelSource:
+    """The one lookup of a model name: which kind of source it is, with its spec or its folder
+    or Hub id, and its CPU budget (ValueError, one line, naming the fault). What can be told
+    before any model is built is told here: a spec a file or module holds is imported now
+    (keep it torch-free), an hf: or pretrained: folder must hold a config.json, and a Hub id
+    must be well formed. The plan calls it once per name and hands the source on."""
+    for prefix, kind in _PREFIXED.items():
+        if name.startswith(prefix):
+            return kind(name, HF_CPU_BUDGET, _checked_where(name, prefix))
+    spec = model_spec(name)
+    return SpecSource(name, spec.cpu_budget, spec)
+
+
+def source_of(model: ModelSource | ModelSpec | str) -> ModelSource:
+    """A source as it is, a spec as its source, and a name looked up (`model_source`)."""
+    if isinstance(model, ModelSource):
+        return model
+    if isinstance(model, ModelSpec):
+        return SpecSource(model.name, model.cpu_budget, model)
+    return model_source(model)
+
+
+def check_model_name(name: str) -> None:
+    """ValueError, one line, for a name `model_source` cannot look up."""
+    model_source(name)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
-from ..models.registry import cpu_budget
+from ..models import registry
+from ..models.source import ModelSource
 from ..settings import SETTINGS
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -26,7 +28,7 @@ class Budget:
 
     name: str
     model_preset: str
-    # Each model trains at its own CPU budget (`registry.cpu_budget`) in place of the
+    # Each model trains at its own CPU budget (`ModelSource.cpu_budget`) in place of the
     # preset's max_steps, eval_every and lrs.
     own_model_budgets: bool = False
     # The models whose own budgets every protocol of this preset records, whichever models a
@@ -46,21 +48,30 @@ class Budget:
         """{setting: value} under this preset."""
         return {name: s.under(self.name) for name, s in _BY_NAME.items()}
 
-    def model_fields(self, model: str) -> dict[str, Any]:
+    def model_fields(self, model: ModelSource) -> dict[str, Any]:
         """{field: value} of `spec.BUDGET_FIELDS` the model trains with in place of this budget's
         (empty where the preset gives models none of their own)."""
-        return cpu_budget(model).fields() if self.own_model_budgets else {}
+        return model.cpu_budget.fields() if self.own_model_budgets else {}
 
     @property
     def per_model(self) -> Mapping[str, Mapping[str, Any]]:
         """{model: {field: value}} for the models every protocol of this preset records."""
         return self.per_model_for(())
 
-    def per_model_for(self, models: Iterable[str]) -> dict[str, dict[str, Any]]:
+    def per_model_for(self, models: Iterable[ModelSource | str]) -> dict[str, dict[str, Any]]:
         """{model: {field: value}} for the recorded models and the models named, each whose
-        own budget sets a field."""
-        named = dict.fromkeys([*self.recorded_models, *models])
-        return {model: fields for model in named if (fields := self.model_fields(model))}
+        own budget sets a field. ``models`` are sources as the plan looked them up (a name is
+        looked up here), and win over the recorded models' own lookup."""
+        sources = {**self.recorded_sources,
+                   **{source.name: source for source in map(registry.source_of, models)}}
+        named = dict.fromkeys([*self.recorded_models, *sources])
+        return {name: fields for name in named if (fields := self.model_fields(sources[name]))}
+
+    @cached_property
+    def recorded_sources(self) -> dict[str, ModelSource]:
+        """The recorded models' sources, looked up once (the help text and the campaign's
+        settings both read them)."""
+        return {name: registry.model_source(name) for name in self.recorded_models}
 
 
 BUDGETS: dict[str, Budget] = {

@@ -14,6 +14,7 @@ from filelock import Timeout
 from tqdm.auto import tqdm
 
 from ..data import TokenMap
+from ..models.source import ModelSource
 from ..results import (
     KAPPA_COLUMNS,
     NSTAR_COLUMNS,
@@ -90,13 +91,15 @@ class Campaign:
     # The lengths the length-generalisation check scores in place of each cell's own test
     # splits (``--test-lengths``; None: the cell's); its rows' keys name them.
     test_lengths: LengthRange | None = None
+    # Each model name as the plan looked it up, once (`registry.model_source`).
+    sources: Mapping[str, ModelSource] = field(default_factory=dict, compare=False, repr=False)
     # Each (model, cell) resolved once (`CampaignModels`), by the command line's checks or by
     # the job that first needs it, and handed to every later step.
     models: CampaignModels = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.models is None:
-            object.__setattr__(self, "models", CampaignModels(self.model_preset))
+            object.__setattr__(self, "models", CampaignModels(self.model_preset, self.sources))
 
     def settings_for(self, model: str) -> tuple[TrainSettings, SearchSettings]:
         """The training and search settings the model's searches run under."""

@@ -12,6 +12,7 @@ from ..settings import SEARCH, TRAINING, built, resolve
 from .budgets import BUDGETS
 
 if TYPE_CHECKING:
+    from ..models.source import ModelSource
     from ..training import TrainSettings
 
 
@@ -40,9 +41,10 @@ def settings_of(values: Mapping[str, Any], given: Iterable[str] = ()
 
 
 def campaign_settings(given: Mapping[str, Any], preset: str,
-                      models: Iterable[str]) -> CampaignSettings:
-    """The settings of a campaign over ``models`` under ``preset``, with the values ``given``
-    ({setting: value}) winning over the preset's and each model's own.
+                      models: Iterable[ModelSource | str]) -> CampaignSettings:
+    """The settings of a campaign over ``models`` (the sources the plan looked up, or names)
+    under ``preset``, with the values ``given`` ({setting: value}) winning over the preset's
+    and each model's own.
 
     The models the preset has always set apart are resolved too (in or out of this campaign,
     so that a published folder's protocol does not depend on which of them a launch names)."""

@@ -245,21 +245,17 @@ def _first_lines(error: BaseException, lines: int = 3) -> str:
 
 
 def _factory(model, preset: str):
-    """(name, fresh-model factory) of a model name (any form ``--model`` takes) or a spec."""
-    from transformers import AutoModelForCausalLM
+    """(name, fresh-model factory) of a model name (any form ``--model`` takes), a spec or a
+    source, looked up once and built as a campaign builds it, at the rows' vocabulary and all
+    three special tokens (so no default of a base config needs clearing)."""
+    from hf_induction.models.build import model_factory, resolve_model
+    from hf_induction.models.registry import source_of
 
-    from hf_induction.models.build import build_config, model_factory
-    from hf_induction.models.spec import ModelSpec
-
-    if isinstance(model, ModelSpec):
-        # As `build_config` builds a named model's: its preset, then the rows' vocabulary and
-        # all three special tokens (so no default of a base config needs clearing).
-        config = model.config_class()(**{**model.presets[preset], **SPECIAL_TOKENS,
-                                         "vocab_size": VOCAB_SIZE})
-        return model.name, _as_trained(
-            lambda: AutoModelForCausalLM.from_config(copy.deepcopy(config)))
-    config = build_config(model, _RowsVocab(), preset)
-    return model, _as_trained(lambda: model_factory(model, copy.deepcopy(config))())
+    source = source_of(model)
+    resolved = resolve_model(source, _RowsVocab(), preset)
+    # A fresh config per model: a check may change the one its model holds.
+    return source.name, _as_trained(
+        lambda: model_factory(source, copy.deepcopy(resolved.config))())
 
 
 def _as_trained(fresh: Callable) -> Callable:

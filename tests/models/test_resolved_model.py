@@ -25,6 +25,7 @@ def test_a_resolved_model_holds_what_its_jobs_need():
 
     cell = TaskConfig.parse("modadd", "acot_L4_m3")
     resolved = resolve_model("lstm", cell.vocab, "tiny")
+    assert resolved.name == resolved.source.name == "lstm"
     assert resolved.tokenizer is None
     assert resolved.config.vocab_size == cell.vocab.size
     assert resolved.config_hash == model_config_hash(build_config("lstm", cell.vocab, "tiny"))
