@@ -8,6 +8,7 @@ import re
 import time
 import warnings
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -183,6 +184,7 @@ def train_grid(
     points += [point for point in settings.grid if point not in skip and point not in points]
     if not points:
         return []
+    runs = _GridRuns(model_factory, data, n, settings, points, on_run_done, on_eval)
     if settings.grid_mode != "sequential" and len(points) > 1:
         device = torch.device(settings.device)
         probe_model = seeded_model(model_factory, points[0][1], device, settings.torch_dtype)
@@ -193,17 +195,15 @@ def train_grid(
         # "auto" stacks other models only on an accelerator, where single runs leave it idle.
         wins_here = device.type != "cpu" or getattr(probe_model, "stacked_grid_wins_on_cpu", False)
         if has_stacked_forward(probe_model) and (forced or wins_here):
-            return _StackedGrid(model_factory, data, n, settings, points, on_run_done,
-                                on_eval).train()
+            return _StackedGrid(runs).train()
         if forced or device.type != "cpu":
             length = int(supervised_lengths(data.train_labels[:2]).max())
             sample = data.train_input_ids[:2, :length].to(device, torch.long)  # [2, T]
             offsets = position_offsets(probe_model, data, settings, points[0][1])
             positions = None if offsets is None else offsets.draw(2, length).to(device)
             if vmap_unsupported_reason(probe_model, sample, positions) is None:
-                return _StackedGrid(model_factory, data, n, settings, points, on_run_done,
-                                on_eval).train()
-    return _train_sequential(model_factory, data, n, settings, points, on_run_done, on_eval)
+                return _StackedGrid(runs).train()
+    return _train_sequential(runs)
 
 
 def winners_first(won: Sequence[Point], before: Sequence[Point]) -> list[Point]:
@@ -245,26 +245,34 @@ def has_stacked_forward(model: nn.Module) -> bool:
     )
 
 
-def _train_sequential(
-    model_factory: ModelFactory,
-    data: TrainData,
-    n: int,
-    settings: TrainSettings,
-    points: list[tuple[float, int]],
-    on_run_done: RunCallback | None,
-    on_eval: EvalCallback | None,
-) -> list[RunResult]:
+@dataclass(frozen=True)
+class _GridRuns:
+    """The runs of one grid at size ``n`` and who hears of them: what either way of training
+    them (one by one, or stacked) is handed."""
+
+    model_factory: ModelFactory
+    data: TrainData
+    n: int
+    settings: TrainSettings
+    points: list[tuple[float, int]]
+    on_run_done: RunCallback | None
+    on_eval: EvalCallback | None
+
+
+def _train_sequential(runs: _GridRuns) -> list[RunResult]:
+    settings = runs.settings
     results = []
     decided = False
-    for lr, seed in points:
+    for lr, seed in runs.points:
         if decided:
             result = RunTracker(settings).result(lr, seed, 0, 0.0, "probe_decided")
         else:
-            result = train_run(model_factory, data, n, lr, seed, settings, on_eval)
+            result = train_run(runs.model_factory, runs.data, runs.n, lr, seed, settings,
+                               runs.on_eval)
             decided = settings.stop_on_first_success and result.success
         results.append(result)
-        if on_run_done is not None:
-            on_run_done(result)
+        if runs.on_run_done is not None:
+            runs.on_run_done(result)
     return results
 
 
@@ -277,16 +285,10 @@ class _StackedGrid:
     evaluation, finished runs are reported and dropped from the stack.
     """
 
-    def __init__(
-        self,
-        model_factory: ModelFactory,
-        data: TrainData,
-        n: int,
-        settings: TrainSettings,
-        points: list[tuple[float, int]],
-        on_run_done: RunCallback | None,
-        on_eval: EvalCallback | None = None,
-    ) -> None:
+    def __init__(self, runs: _GridRuns) -> None:
+        model_factory, data, n, settings, points = (
+            runs.model_factory, runs.data, runs.n, runs.settings, runs.points)
+        on_run_done, on_eval = runs.on_run_done, runs.on_eval
         self.settings = settings
         self.points = points
         self.on_run_done = on_run_done
