@@ -230,23 +230,11 @@ def model_spec(name: str) -> ModelSpec:
     raise _unknown(name, found.problems)
 
 
-def config_class(name: str):
-    """The `PreTrainedConfig` subclass of a registered model (ValueError for another name),
-    with our own models registered with the Auto classes."""
-    return model_spec(name).config_class()
-
-
 def register_all() -> None:
     """Register every model of ours with the Auto classes, so that ``AutoConfig`` reads a
     saved config of any of them (``hf:FOLDER``)."""
     for spec in SPECS.values():
         spec.config_class()
-
-
-def cpu_budget(name: str) -> CpuBudget:
-    """How a model trains under ``--preset cpu`` (`ModelSource.cpu_budget`; ValueError for a
-    name that is none)."""
-    return model_source(name).cpu_budget
 
 
 def _checked_where(name: str, prefix: str) -> str:
@@ -297,8 +285,3 @@ def source_of(model: ModelSource | ModelSpec | str) -> ModelSource:
     if isinstance(model, ModelSpec):
         return SpecSource(model.name, model.cpu_budget, model)
     return model_source(model)
-
-
-def check_model_name(name: str) -> None:
-    """ValueError, one line, for a name `model_source` cannot look up."""
-    model_source(name)
