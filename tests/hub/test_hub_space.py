@@ -13,12 +13,11 @@ from _space_app import CHROMIUM, CHROMIUM_ARGS, running_app, screenshot
 from hf_induction.hub.leaderboard import BOARD_TABLES, SourceResults
 from hf_induction.results.render import SPACE_CHECKPOINT_COLUMN, SPACE_PROTOCOL_COLUMN
 
-# End to end: the Space in a browser (Chromium).
-pytestmark = pytest.mark.slow
-
 pytest.importorskip("gradio")
 sync_api = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH")
+# End to end: the Space in a browser (Chromium).
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH")]
 
 
 @pytest.fixture

@@ -14,12 +14,11 @@ from _space_app import CHROMIUM, CHROMIUM_ARGS, running_app, screenshot
 from hf_induction.hub.leaderboard import BOARD_TABLES, write_leaderboard
 from hf_induction.results.protocol import is_results_folder
 
-# End to end: the Space in a browser (Chromium).
-pytestmark = pytest.mark.slow
-
 pytest.importorskip("gradio")
 sync_api = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH")
+# End to end: the Space in a browser (Chromium).
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH")]
 
 ROOT = Path(__file__).resolve().parents[2]
 # As one names them from the checkout: the board's and the Space's source column both say so.

@@ -169,6 +169,8 @@ def test_one_leaderboard_over_every_folder(tmp_path):
     assert all(f.stat().st_size > 0 for f in figures)
 
 
+# Every folder through the Hub stand-in and back: the slowest reader.
+@pytest.mark.slow
 def test_every_folder_pushes_and_reads_back_from_the_hub(hub_server, tmp_path):
     # One client process for every folder: the Hub's clients read its address at import.
     # Read back: the N* rows, and the pushes (the table the Space's first read failed on).

@@ -90,6 +90,8 @@ def test_a_cell_at_its_longest_length_counts_its_pools(dataset, pattern):
     assert sum(sampling.test_sizes(cell, longest).values()) == 2000
 
 
+# Draws the longest cell's rows: about 20 s on a CPU core.
+@pytest.mark.slow
 def test_the_longest_repeating_copy_cell_draws_at_its_longest_length():
     # The bound that exists for the draw: at it, a length's exact multiplicities are drawn.
     cell = parse("copy", name("NB_L{L}_V{m}", limits.longest_length(parse("copy", "NB_L8"))))
