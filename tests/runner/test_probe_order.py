@@ -98,12 +98,13 @@ def test_a_job_builds_its_config_once_and_generates_its_arrays_once(tmp_path, mo
     from hf_induction.runner import run as run_module
 
     generated, configs = [], []
-    # Every config built, by whichever caller, asks its class of the registry through here.
-    real_arrays, real_config = probe_module.cell_arrays, build_module.config_class
+    # Every config of a registered model, by whichever caller, is built through its builder's
+    # base fields here.
+    real_arrays, real_base = probe_module.cell_arrays, build_module._FromSpec.base
     monkeypatch.setattr(probe_module, "cell_arrays", lambda cell, seed, rows, **kw: generated
                         .append((str(cell), rows)) or real_arrays(cell, seed, rows, **kw))
-    monkeypatch.setattr(build_module, "config_class", lambda *a: configs.append(a) or
-                        real_config(*a))
+    monkeypatch.setattr(build_module._FromSpec, "base", lambda self, *a: configs.append(a) or
+                        real_base(self, *a))
     monkeypatch.setattr(probe_module, "train_grid", fake_train_grid([]))
     parser = build_parser()
     campaign = campaign_from_args(parse_args(parser, [
