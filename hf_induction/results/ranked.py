@@ -84,14 +84,18 @@ class RankedJsonl:
             if self.on_first_row is not None:
                 self.on_first_row()
 
+    def _writer_lock(self, path: Path) -> FileLock:
+        """The lock that the writer of the rank file ``path`` holds while appending."""
+        rank = _RANK_FILE.fullmatch(path.name).group(1)
+        self.lock_file.parent.mkdir(exist_ok=True)
+        return FileLock(str(self.lock_file.with_name(f"{self.name}-rank{rank}.lock")))
+
     def rewrite(self, row_of: Callable[[dict[str, Any]], dict[str, Any]]) -> list[Path]:
         """Rewrite every rank's file with ``row_of`` applied to each row, each file under its
         writer's lock and atomically, only where a row changes; the files rewritten."""
         rewritten = []
-        self.lock_file.parent.mkdir(exist_ok=True)
         for path in self.files():
-            rank = _RANK_FILE.fullmatch(path.name).group(1)
-            with FileLock(str(self.lock_file.with_name(f"{self.name}-rank{rank}.lock"))):
+            with self._writer_lock(path):
                 rows = read_jsonl(path)
                 new = [row_of(row) for row in rows]
                 if new != rows:
@@ -105,10 +109,8 @@ class RankedJsonl:
         """Drop the torn and garbled lines of every rank's file, each under its writer's lock;
         one line per file mended, saying what was dropped."""
         dropped = []
-        self.lock_file.parent.mkdir(exist_ok=True)
         for path in self.files():
-            rank = _RANK_FILE.fullmatch(path.name).group(1)
-            with FileLock(str(self.lock_file.with_name(f"{self.name}-rank{rank}.lock"))):
+            with self._writer_lock(path):
                 if said := repair(path):
                     dropped.append(said)
         return dropped

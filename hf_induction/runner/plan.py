@@ -62,7 +62,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _lrs(lrs: Sequence[float]) -> str:
+def lrs_text(lrs: Sequence[float]) -> str:
     return ", ".join(f"{lr:g}" for lr in lrs)
 
 
@@ -88,7 +88,7 @@ def budget_line(train: TrainSettings, search: SearchSettings, pools: Sequence[in
     """One model's resolved budget: the grid, steps, batch, evaluation, rule and the sizes
     its search may probe on cells of these ``pools``."""
     rule = train.early_failure
-    return (f"lr {{{_lrs(train.lrs)}}} × seed {{{', '.join(map(str, train.seeds))}}} "
+    return (f"lr {{{lrs_text(train.lrs)}}} × seed {{{', '.join(map(str, train.seeds))}}} "
             f"(grid {len(train.grid)}), {train.max_steps:,} steps a run, batch "
             f"{train.batch_size}, evaluated every {train.eval_every:,} steps, ε {train.epsilon:g}, "
             f"early failure {'off' if rule is None else rule.name}; "

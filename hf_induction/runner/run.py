@@ -29,6 +29,7 @@ from ..results import (
 from ..results.checkpoints import checkpoints_dir
 from ..results.rows import DIVERGED_ENDS
 from ..search import ProbeOutcome, SearchSettings, run_search
+from ..search.result import ALL_DIVERGED
 from ..settings import SEARCH, TRAINING, protocol_record
 from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, train_pool_size
 from ..training import TrainSettings
@@ -37,6 +38,7 @@ from .job import SearchJob, kappa_groups
 from .lengthgen import lengthgen_check
 from .lengths import LengthRange, chosen_lengths
 from .ood import ood_check
+from .plan import lrs_text
 from .probe import JournalProbe, TrainPool
 from .resolved import CampaignModels, JobModel
 from .schedule import my_jobs
@@ -316,10 +318,6 @@ def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
     return row
 
 
-def lrs_text(lrs) -> str:
-    return ", ".join(f"{lr:g}" for lr in lrs)
-
-
 def probe_words(outcome: ProbeOutcome) -> str:
     """A probe's line of the progress log: its outcome, and the runs whose loss diverged."""
     runs = len(outcome.runs)
@@ -424,7 +422,7 @@ class CampaignResults:
     @property
     def measured_nothing(self) -> bool:
         """True when some search measured no N* because every run diverged."""
-        return any(r.search_end in DIVERGED_ENDS and r.n_star is None for r in self.nstar)
+        return any(r.search_end == ALL_DIVERGED for r in self.nstar)
 
 
 def run_campaign(campaign: Campaign) -> CampaignResults:
