@@ -224,7 +224,8 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argpa
             sweep = parser.parse_args(recipe).sweep
         budget: list[str] = []
         if sweep is not None and sweep.exists():
-            from ..runner.sweep import SWEEP_EXPECTED, read_yaml
+            from ..runner.sweep import SWEEP_EXPECTED
+            from ..yaml_files import read_yaml
 
             spec = read_yaml(sweep, SWEEP_EXPECTED)
             if not isinstance(spec, dict):

@@ -120,7 +120,7 @@ def first_line(error: BaseException) -> str:
 def read_recipe(path: Path) -> dict[str, Any]:
     """A YAML mapping from ``path``; ValueError naming the file (and, for bad YAML, the line and
     column) if it is not one."""
-    from ..runner.sweep import read_yaml
+    from ..yaml_files import read_yaml
 
     data = read_yaml(path, "a YAML mapping of flag: value, such as 'max_steps: 500'")
     if data is None:

@@ -26,7 +26,18 @@ from .protocol import (
     protocol_hash,
 )
 from .ranked import RankedJsonl
-from .rows import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow, PatchingRow, PushRow, Row
+from .rows import (
+    CELL_COLUMNS,
+    CellRow,
+    HeadsRow,
+    KappaRow,
+    LengthGenRow,
+    NstarRow,
+    OodRow,
+    PatchingRow,
+    PushRow,
+    Row,
+)
 from .tables import TABLES, table_of
 
 logger = logging.getLogger(__name__)
@@ -127,14 +138,24 @@ class ResultsFolder:
         return [said for table in self.tables for said in table.repair()]
 
     def upgrade(self) -> list[str]:
-        """Rewrite the N* rows an older version wrote with a boolean ``converged`` in place of
-        ``search_end`` (`NstarRow.from_dict` reads both), so that every line of the table has
-        one schema, the card's, and ``load_dataset`` reads it; one line per file rewritten."""
-        def current(row: dict[str, Any]) -> dict[str, Any]:
-            return NstarRow.from_dict(row).to_dict() if "converged" in row else row
+        """Rewrite the rows an older version wrote in an older schema, so that every line of a
+        table has one schema, the card's, and ``load_dataset`` reads it: N* rows with a boolean
+        ``converged`` in place of ``search_end``, and rows of a cell without the columns its
+        name parses into (`CELL_COLUMNS`: the group facts came last). The row classes read
+        both; one line per file rewritten."""
+        said = []
+        for table in TABLES:
+            if not issubclass(table.row, CellRow):
+                continue
 
-        return [f"{path}: N* rows rewritten with search_end (how the search ended, in words) in "
-                "place of converged" for path in self.nstar.rewrite(current)]
+            def current(row: dict[str, Any], cls: type[CellRow] = table.row) -> dict[str, Any]:
+                stale = "converged" in row or any(c not in row for c in CELL_COLUMNS)
+                return cls.from_dict(row).to_dict() if stale else row
+
+            said += [f"{path}: rows rewritten in the current schema (search_end in place of "
+                     f"converged; every column the cell's name parses into)"
+                     for path in self._files[table.name].rewrite(current)]
+        return said
 
     def _write_card(self) -> None:
         card = self.path / "README.md"

@@ -74,6 +74,16 @@ class CellRow(Row):
     alphabet_size: int | None = field(default=None, kw_only=True)
     kind: str | None = field(default=None, kw_only=True)
     dist: str | None = field(default=None, kw_only=True)
+    # A word problem's group, its facts (`tasks.group_facts`): the order, whether it is
+    # abelian, solvable, nilpotent, its exponent and conjugacy classes, and the circuit class
+    # of its word problem ("TC0" if solvable, "NC1-complete" if not). None for other families.
+    group_order: int | None = field(default=None, kw_only=True)
+    abelian: bool | None = field(default=None, kw_only=True)
+    solvable: bool | None = field(default=None, kw_only=True)
+    nilpotent: bool | None = field(default=None, kw_only=True)
+    exponent: int | None = field(default=None, kw_only=True)
+    conjugacy_classes: int | None = field(default=None, kw_only=True)
+    word_problem: str | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         cell = tasks.parse_or_none(self.dataset, self.config)
@@ -86,7 +96,8 @@ class CellRow(Row):
 def cell_columns(cell: tasks.TaskCell) -> dict[str, Any]:
     """The `CellRow` columns of a parsed cell."""
     return {"max_len": cell.max_len, "variant": cell.variant,
-            "alphabet_size": cell.alphabet_size, "kind": cell.kind, "dist": cell.dist}
+            "alphabet_size": cell.alphabet_size, "kind": cell.kind, "dist": cell.dist,
+            **cell.facts()}
 
 
 CELL_COLUMNS = tuple(f.name for f in fields(CellRow) if f.kw_only)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from ..tasks import TaskCell, TaskConfig, parse
+from ..yaml_files import read_yaml
 from .job import SearchJob, plan_jobs
 
 KEYS = {"dataset", "configs", "formats", "lengths", "dists", "groups", "models", "kappa", "ood",
@@ -27,29 +26,6 @@ class Sweep:
     jobs: list[SearchJob]
     ood_cells: tuple[TaskCell, ...] = ()
     lengthgen_cells: tuple[TaskCell, ...] = ()
-
-
-def read_yaml(path: str | Path, expected: str):
-    """The YAML document in ``path``, or ValueError in one line naming the file and, for bad
-    YAML, the line and column (from 1) where the parser stopped, what it found there, and
-    ``expected``: what the file should hold. The sweep file and the recipe (``--config-file``)
-    are both read here."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e).splitlines()[0]
-        raise ValueError(f"cannot read {path}: {why}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
-        what = e.problem or "not YAML"
-        if e.context and e.context_mark is not None:
-            what += f" ({e.context} from line {e.context_mark.line + 1})"
-        raise ValueError(f"{where}: {what}; expected {expected}") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: {str(e).splitlines()[0]}; expected {expected}") from None
 
 
 def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:

@@ -35,6 +35,10 @@ DISTS_WITHOUT_S2L = ("fixed", "uniform")
 # parameter is named as such, not as an unreadable name.
 _NAME = re.compile(r"(?P<kind>[A-Za-z0-9_]+?)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))??"
                    r"(?:_(?P<part>(?P<letter>[A-Za-z])(?P<param>-?[0-9]+)))?")
+# A family whose parameter is a name (the group family's A4xZ5) ends every name with it: it
+# starts with a capital, which no length law does.
+_NAMED = re.compile(r"(?P<kind>[A-Za-z0-9_]+?)_L(?P<L>-?[0-9]+)(?:_(?P<dist>[a-z0-9]+))??"
+                    r"_(?P<part>[A-Z][A-Za-z0-9]*)")
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,9 @@ class NameGrammar:
     other families); ``letter`` and ``default`` are the family parameter's (no letter: the
     family has none), ``symbol`` how the grammar writes its value and ``param_name`` what it
     is; ``dists[0]``, the default law, and the default parameter are left out of a canonical
-    name. ``rules`` and ``param_rule`` state the bounds in words."""
+    name. ``rules`` and ``param_rule`` state the bounds in words. With ``named_param`` the
+    parameter is a name that every cell name ends with (``acot_L5_A4xZ5``), read as text and
+    checked by the family."""
 
     dataset: str
     kind: str
@@ -60,12 +66,14 @@ class NameGrammar:
     param_name: str = ""
     param_rule: str = ""
     dist_note: str = ""
+    named_param: bool = False
 
     @property
     def pattern(self) -> str:
         """``'{task}_L{L}[_{dist}][_V{V}]'``; a family of one kind writes it out (``copy_L{L}``)."""
         head = self.kinds[0] if len(self.kinds) == 1 else f"{{{self.kind}}}"
-        tail = f"[_{self.letter}{{{self.symbol}}}]" if self.letter else ""
+        tail = (f"_{{{self.symbol}}}" if self.named_param
+                else f"[_{self.letter}{{{self.symbol}}}]" if self.letter else "")
         return f"{head}_L{{L}}[_{{dist}}]{tail}"
 
     @property
@@ -75,7 +83,9 @@ class NameGrammar:
         note = f"; {self.dist_note}" if self.dist_note else ""
         parts.append(f"dist in {{{', '.join(self.dists)}}} (default {self.dists[0]}{note})")
         parts.append(self.rules)
-        if self.letter:
+        if self.named_param:
+            parts.append(self.param_name)
+        elif self.letter:
             parts.append(f"{self.param_name} (default {self.default})")
         if self.param_rule:
             parts.append(self.param_rule)
@@ -93,11 +103,13 @@ class NameGrammar:
         if odd is not None:
             raise ValueError(f"config name {name!r} has the non-ASCII character {odd!r} "
                              f"(U+{ord(odd):04X}); names are ASCII; {self.text}")
-        match = _NAME.fullmatch(name)
+        match = (_NAMED if self.named_param else _NAME).fullmatch(name)
         if match is None:
             raise ValueError(f"cannot parse config name {name!r}; {self.text}")
         fields = {self.kind: match["kind"], "max_len": int(match["L"]),
                   "dist": match["dist"] or self.dists[0]}
+        if self.named_param:
+            return {**fields, "family_param": match["part"]}
         if match["part"] is not None and match["letter"] != self.letter:
             raise ValueError(f"config {name!r}: {match['part']!r} is {self._not_a_part()}; "
                              f"{self.text}")
@@ -124,7 +136,9 @@ class NameGrammar:
         name = f"{kind}_L{max_len}"
         if dist != self.dists[0]:
             name += f"_{dist}"
-        if self.letter and param != self.default:
+        if self.named_param:
+            name += f"_{param}"
+        elif self.letter and param != self.default:
             name += f"_{self.letter}{param}"
         return name
 
@@ -166,9 +180,10 @@ class TaskCell:
     dataset: str
     max_len: int
     dist: str
-    # The family parameter, the integer the name's last part sets: m of Z_m, k of S_k, V
-    # symbols or words (a field of every family that has one; git's is fixed).
-    family_param: int
+    # The family parameter, what the name's last part sets: m of Z_m, k of S_k, V symbols or
+    # words (an integer), the group's name of the group family (a string); a field of every
+    # family that has one (git's is fixed).
+    family_param: int | str
     # The family's semantic columns, name -> SCALAR (one value per row) or SEQUENCE (n values).
     COLUMNS: ClassVar[dict[str, str]] = {}
     # The name grammar of each dataset the class serves (modadd and permutation share one).
@@ -285,6 +300,12 @@ class TaskCell:
         """What "correct" means for the family: the model's ids or logits on ``input_ids``
         against the rows' labels (the functions shift them)."""
         raise NotImplementedError
+
+    def facts(self) -> dict[str, object]:
+        """Computed facts of the cell's variant that every results row carries as columns
+        (`results.rows.CellRow`): a group's order, solvability, ... (`group_facts`); none for
+        a family without them."""
+        return {}
 
     def describe(self) -> dict[str, str]:
         """Short facts for cards and tables, e.g. {"group": "Z5"} or {"symbols": "16"}."""

@@ -1,21 +1,34 @@
-"""Finite groups for the word problem: Z_m (commutative) and S_k (non-commutative).
+"""Finite groups for the word problem, every one a permutation group.
 
-Element ids are what the tokens are: for Z_m the residue, for S_k the index of the
-permutation in the lexicographic order of ``itertools.permutations(range(k))`` (id 0 is
-the identity). A permutation is a tuple ``p`` with ``p[i]`` the image of ``i``, and
-composition is ``(s o t)[i] = s[t[i]]`` (apply ``t`` first).
+Element ids are what the tokens are. Each element is a permutation in one-line notation
+(``p[i]`` the image of ``i``), ``group.permutations[id]``, and ids follow the lexicographic
+order of those tuples, so id 0 is the identity. Composition is ``(s o t)[i] = s[t[i]]``
+(apply ``t`` first), for every group:
+
+- Z_m acts on m points by rotation: id a is ``i -> i + a mod m``, so ids are residues and
+  composing is adding (no table).
+- S_k is every permutation of k points: ids in ``itertools.permutations(range(k))`` order.
+- Any other group is a set of permutations closed under composition (`PermutationGroup`), its
+  multiplication table computed once.
+- G x H acts on deg G + deg H points, H's shifted past G's: id (g, h) is ``g * |H| + h``, the
+  lexicographic order of the joined one-line notations, and composing is composing each part.
+
+The named groups (A_k, D_n, Q8, products, groups from generators) are built in
+``group_names``; their facts (solvable, nilpotent, ...) in ``group_facts``.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 MAX_SYMMETRIC_DEGREE = 6
+# Rows of the multiplication table composed at once: bounds the table build's scratch memory
+# (rows x |G| x degree integers) whatever the group.
+_TABLE_BLOCK_ENTRIES = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -32,6 +45,26 @@ class Group:
     def element_names(self) -> list[str]:
         """One printable token string per element id, used by the tokenizer."""
         raise NotImplementedError
+
+    @property
+    def label(self) -> str:
+        """How tables and cards write the group: Z_5, S_5, A_4xZ_5."""
+        return self.name
+
+    @property
+    def degree(self) -> int:
+        """The number of points the group's permutations act on."""
+        raise NotImplementedError
+
+    @property
+    def permutations(self) -> tuple[tuple[int, ...], ...]:
+        """Each id's permutation in one-line notation, in id order (lexicographic)."""
+        raise NotImplementedError
+
+    def table(self) -> np.ndarray:
+        """The multiplication table ``[|G|, |G|]``: ``table[a, b]`` is the id of ``a o b``."""
+        ids = np.arange(self.order, dtype=self.id_dtype)
+        return self.compose(ids[:, None], ids[None, :])
 
     @property
     def id_dtype(self) -> np.dtype:
@@ -52,9 +85,14 @@ class Group:
         return states
 
 
+def _name_permutation(p, degree: int) -> str:
+    # One digit a point up to ten points (S_5's "10234"), dotted past that (D_12's "0.11.10...").
+    return ("" if degree <= 10 else ".").join(str(x) for x in p)
+
+
 @dataclass(frozen=True)
 class CyclicGroup(Group):
-    """Z_m: ids are residues, the operation is addition mod m."""
+    """Z_m: ids are residues, the operation is addition mod m (rotations of m points)."""
 
     def __init__(self, m: int):
         if not isinstance(m, (int, np.integer)) or m < 2:
@@ -64,51 +102,148 @@ class CyclicGroup(Group):
 
     def compose(self, a, b):
         # Widen before adding: uint8 residues near 255 would wrap.
-        return ((a.astype(np.int64) + b) % self.order).astype(self.id_dtype)
+        return ((np.asarray(a).astype(np.int64) + b) % self.order).astype(self.id_dtype)
 
     def element_names(self):
         return [str(i) for i in range(self.order)]
 
+    @property
+    def label(self) -> str:
+        return f"Z_{self.order}"
+
+    @property
+    def degree(self) -> int:
+        return self.order
+
+    @property
+    def permutations(self):
+        m = self.order
+        return tuple(tuple((a + i) % m for i in range(m)) for a in range(m))
+
+
+def _sorted_rows(perms: np.ndarray) -> np.ndarray:
+    """The rows of ``perms`` in lexicographic order."""
+    return perms[np.lexsort(perms.T[::-1])]
+
+
+def _row_hashes(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    # A linear hash mod 2^64 (unsigned arithmetic wraps): distinct on the group's own rows,
+    # which `_build_table` checks, so it names every product exactly.
+    return (rows.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+
+
+def _build_table(perms: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``table[s, t]`` = id of ``s o t`` for a closed set of permutations ``[n, d]`` in id order,
+    composed a block of rows at a time and looked up by a hash of each row."""
+    n, d = perms.shape
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        weights = rng.integers(1, 2**63, size=d, dtype=np.uint64) | np.uint64(1)
+        hashes = _row_hashes(perms, weights)
+        order = np.argsort(hashes)
+        if (np.diff(hashes[order]) != 0).all():
+            break
+    else:  # pragma: no cover - four colliding draws of 64-bit weights
+        raise RuntimeError("could not hash the group's permutations apart")
+    sorted_hashes = hashes[order]
+    table = np.empty((n, n), dtype=dtype)
+    block = max(1, _TABLE_BLOCK_ENTRIES // max(1, n * d))
+    for start in range(0, n, block):
+        s = perms[start:start + block]  # [b, d]
+        composed = s[:, perms]  # [b, n, d]: composed[x, t, i] = s[x, t[i]], (s o t)[i]
+        found = np.searchsorted(sorted_hashes, _row_hashes(composed.reshape(-1, d), weights))
+        table[start:start + block] = order[np.minimum(found, n - 1)].reshape(len(s), n)
+    return table
+
 
 @dataclass(frozen=True)
-class SymmetricGroup(Group):
-    """S_k: ids index the lexicographic list of permutations of range(k)."""
+class PermutationGroup(Group):
+    """A group given as a set of permutations of one degree, closed under composition: ids in
+    the lexicographic order of the permutations, the multiplication table computed once."""
 
-    degree: int = 0
-    permutations: tuple = field(default=(), repr=False, compare=False)
-    table: np.ndarray = field(default=None, repr=False, compare=False)
+    label_text: str = field(default="", compare=False)
+    perms: np.ndarray = field(default=None, repr=False, compare=False)
+    mult: np.ndarray = field(default=None, repr=False, compare=False)
 
-    def __init__(self, k: int):
-        if not isinstance(k, (int, np.integer)) or not 2 <= k <= MAX_SYMMETRIC_DEGREE:
-            raise ValueError(
-                f"S_k needs an integer 2 <= k <= {MAX_SYMMETRIC_DEGREE}, got k={k!r}"
-            )
-        perms = tuple(itertools.permutations(range(int(k))))
-        arr = np.array(perms)  # [|G|, k]
-        # table[s, t] = id of s o t, where (s o t)[i] = s[t[i]].
-        composed = arr[np.arange(len(perms))[:, None, None], arr[None, :, :]]  # [G, G, k]
-        table = _lexicographic_rank(composed.reshape(-1, int(k))).reshape(len(perms), -1)
-        object.__setattr__(self, "name", f"S{int(k)}")
-        object.__setattr__(self, "order", math.factorial(int(k)))
-        object.__setattr__(self, "degree", int(k))
-        object.__setattr__(self, "permutations", perms)
-        object.__setattr__(self, "table", table.astype(self.id_dtype))
+    def __init__(self, name: str, permutations, label: str | None = None):
+        perms = _sorted_rows(np.asarray(list(permutations), dtype=np.int64))
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "order", len(perms))
+        object.__setattr__(self, "label_text", label or name)
+        object.__setattr__(self, "perms", perms)
+        object.__setattr__(self, "mult", _build_table(perms, self.id_dtype))
 
     def compose(self, a, b):
-        return self.table[a, b]
+        return self.mult[a, b]
+
+    def table(self):
+        return self.mult
 
     def element_names(self):
-        return ["".join(str(x) for x in p) for p in self.permutations]
+        return [_name_permutation(p, self.degree) for p in self.perms.tolist()]
+
+    @property
+    def label(self) -> str:
+        return self.label_text
+
+    @property
+    def degree(self) -> int:
+        return self.perms.shape[1]
+
+    @property
+    def permutations(self):
+        return tuple(tuple(p) for p in self.perms.tolist())
 
 
-def _lexicographic_rank(perms: np.ndarray) -> np.ndarray:
-    """Index of each row of ``perms`` in ``itertools.permutations`` order (Lehmer code)."""
-    k = perms.shape[1]
-    rank = np.zeros(len(perms), dtype=np.int64)
-    for i in range(k):
-        smaller_later = (perms[:, i + 1:] < perms[:, i : i + 1]).sum(axis=1)
-        rank += smaller_later * math.factorial(k - 1 - i)
-    return rank
+class SymmetricGroup(PermutationGroup):
+    """S_k: ids index the lexicographic list of permutations of range(k)."""
+
+    def __init__(self, k: int, max_degree: int = MAX_SYMMETRIC_DEGREE):
+        if not isinstance(k, (int, np.integer)) or not 2 <= k <= max_degree:
+            raise ValueError(f"S_k needs an integer 2 <= k <= {max_degree}, got k={k!r}")
+        super().__init__(f"S{int(k)}", itertools.permutations(range(int(k))), f"S_{int(k)}")
+
+    @property
+    def permutations(self):
+        return tuple(itertools.permutations(range(self.degree)))
+
+
+@dataclass(frozen=True)
+class ProductGroup(Group):
+    """G x H on deg G + deg H points: id (g, h) is ``g * |H| + h``, composed part by part."""
+
+    left: Group = field(default=None, repr=False, compare=False)
+    right: Group = field(default=None, repr=False, compare=False)
+
+    def __init__(self, left: Group, right: Group):
+        object.__setattr__(self, "name", f"{left.name}x{right.name}")
+        object.__setattr__(self, "order", left.order * right.order)
+        object.__setattr__(self, "left", left)
+        object.__setattr__(self, "right", right)
+
+    def compose(self, a, b):
+        k = self.right.order
+        a, b = np.asarray(a).astype(np.int64), np.asarray(b).astype(np.int64)
+        left = self.left.compose(a // k, b // k).astype(np.int64)
+        right = self.right.compose(a % k, b % k).astype(np.int64)
+        return (left * k + right).astype(self.id_dtype)
+
+    def element_names(self):
+        return [f"{g},{h}" for g in self.left.element_names() for h in self.right.element_names()]
+
+    @property
+    def label(self) -> str:
+        return f"{self.left.label}x{self.right.label}"
+
+    @property
+    def degree(self) -> int:
+        return self.left.degree + self.right.degree
+
+    @property
+    def permutations(self):
+        shift = self.left.degree
+        return tuple((*g, *(x + shift for x in h))
+                     for g in self.left.permutations for h in self.right.permutations)
 
 
 @functools.cache

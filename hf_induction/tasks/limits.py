@@ -42,6 +42,15 @@ WIDEST_HIDDEN_SIZE = 768
 BYTES_PER_TRAINED_WEIGHT = 16
 MAX_VOCAB = MEMORY_BYTES // (2 * WIDEST_HIDDEN_SIZE * BYTES_PER_TRAINED_WEIGHT)
 
+# -- a group's multiplication table ----------------------------------------------------------
+# A group of the `group` family composes by table lookup, and its facts (commuting pairs,
+# commutator subgroups: `group_facts`) are read from the table: |G|^2 ids of 2 bytes held for
+# the whole run. The table may take 1/64 of the memory, so |G| <= sqrt(24 GiB / 64 / 2 B).
+BYTES_PER_TABLE_ENTRY = 2
+MAX_GROUP_ORDER = int((MEMORY_BYTES // 64 // BYTES_PER_TABLE_ENTRY) ** 0.5)
+GROUP_ORDER_WHY = (f"its multiplication table holds |G|^2 ids of {BYTES_PER_TABLE_ENTRY} bytes "
+                   f"in 1/64 of {MEMORY}")
+
 # -- rows of a split --------------------------------------------------------------------
 # Every row drawn keeps a 64-bit hash for de-duplication (sampling.first_occurrences), and the
 # doubling draws ask for up to twice the rows requested: at least 16 bytes a row requested, so

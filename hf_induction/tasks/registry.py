@@ -16,6 +16,7 @@ from .word_problems import WordProblemCell
 FAMILIES: dict[str, type[TaskCell]] = {
     "modadd": WordProblemCell,
     "permutation": WordProblemCell,
+    "group": WordProblemCell,
     "retrieval": RetrievalCell,
     "copy": CopyCell,
     "lorem": LoremCell,

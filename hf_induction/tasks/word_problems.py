@@ -1,14 +1,17 @@
-"""The group word problems (modadd, permutation): their cells, their config names, and
-everything the `TaskCell` protocol asks of a family.
+"""The group word problems (modadd, permutation, group): their cells, their config names,
+and everything the `TaskCell` protocol asks of a family.
 
 Config names (the shared `cell.NameGrammar`, its parameter the group's)::
 
     modadd:       {format}_L{L}[_{dist}][_m{m}]     e.g. acot_L20, outcome_L20_m10
     permutation:  {format}_L{L}[_{dist}][_S{k}]     e.g. cot_L10_uniform, acot_L30_s2l_S4
+    group:        {format}_L{L}[_{dist}]_{G}        e.g. acot_L10_A5, cot_L5_uniform_A4xZ5
 
 format in {outcome, cot, acot}; dist in {fixed, uniform, s2l} (default fixed);
-modadd's default group is Z_5, permutation's is S_5. ``str()`` gives the canonical
-name (defaults left out), and ``parse(str(c)) == c``.
+modadd's default group is Z_5, permutation's is S_5; the group family names its group
+(``group_names``: Z{m}, S{k}, A{k}, D{n}, Q8, products, registered groups). ``str()`` gives
+the canonical name (defaults left out), and ``parse(str(c)) == c``. ``group/..._Z5`` and
+``group/..._S5`` rows are modadd's and permutation's, row for row.
 
 A word g_1..g_n is one row, in the shared token layout (``token_layout``) and one of three
 formats::
@@ -32,14 +35,13 @@ import numpy as np
 
 from ..citations import INDUCTION_BIAS, Paper
 from .cell import DISTS, SEQUENCE, Examples, NameGrammar, TaskCell
+from .group_names import GROUP_NAMES, named
 from .groups import MAX_SYMMETRIC_DEGREE, CyclicGroup, Group, cyclic, symmetric
-from .limits import MAX_TOKENS, MAX_VOCAB, check_length, check_vocab
+from .limits import MAX_GROUP_ORDER, MAX_TOKENS, MAX_VOCAB, check_length, check_vocab
 from .sampling import PERMUTATION_POOL_LIMIT, WORDS, distinct_draws
 from .token_layout import IGNORE, Vocab
 
 FORMATS = ("outcome", "cot", "acot")
-# How a group is written in tables and cards: Z_5, S_5.
-GROUP_PREFIX_DISPLAY = {"modadd": "Z", "permutation": "S"}
 _EXAMPLES = ("acot_L20", "cot_L10_uniform")
 _LENGTH_RULE = (f"L >= 1 (>= 2 for uniform and s2l) while a row at the test length 2L has at "
                 f"most {MAX_TOKENS} tokens")
@@ -50,13 +52,17 @@ GRAMMARS = (
     NameGrammar("permutation", "format", FORMATS, DISTS, _LENGTH_RULE,
                 (*_EXAMPLES, "acot_L30_s2l_S4"), letter="S", symbol="k", default=5,
                 param_name="the degree k", param_rule=f"2 <= k <= {MAX_SYMMETRIC_DEGREE}"),
+    NameGrammar("group", "format", FORMATS, DISTS, _LENGTH_RULE,
+                ("acot_L10_A5", "cot_L10_uniform_D6", "acot_L5_A4xZ5"), symbol="G",
+                param_name=f"G a group: {GROUP_NAMES}", named_param=True),
 )
 
 
 @dataclass(frozen=True)
 class WordProblemCell(TaskCell):
     """One cell of a group word problem: dataset, supervision format, length law and group
-    parameter (m of Z_m, k of S_k; None: the dataset's default)."""
+    parameter (m of Z_m, k of S_k, the group family's group name; None: the dataset's
+    default)."""
 
     COLUMNS: ClassVar[dict[str, str]] = {"elements": SEQUENCE, "states": SEQUENCE}
     GRAMMARS: ClassVar[tuple[NameGrammar, ...]] = GRAMMARS
@@ -72,7 +78,7 @@ class WordProblemCell(TaskCell):
     format: str
     max_len: int
     dist: str = "fixed"
-    family_param: int | None = None
+    family_param: int | str | None = None
 
     def __post_init__(self):
         grammar = self.grammar
@@ -92,13 +98,28 @@ class WordProblemCell(TaskCell):
         ):
             raise ValueError(f"bad degree k={p!r}: S_k needs 2 <= k <= {MAX_SYMMETRIC_DEGREE}; "
                              f"{grammar.text}")
+        if self.dataset == "group":
+            try:
+                named(p)
+            except ValueError as e:
+                raise ValueError(f"config {self}: {e}") from None
         check_vocab(self)
 
     @property
     def group(self) -> Group:
         if self.dataset == "modadd":
             return cyclic(self.family_param)
-        return symmetric(self.family_param)
+        if self.dataset == "permutation":
+            return symmetric(self.family_param)
+        return named(self.family_param)
+
+    def facts(self) -> dict[str, object]:
+        """The group's facts as row columns (`group_facts`); none for a group whose
+        multiplication table the bound refuses (modadd's largest moduli)."""
+        from .group_facts import facts
+
+        group = self.group
+        return facts(group).columns() if group.order <= MAX_GROUP_ORDER else {}
 
     @property
     def test_length(self) -> int:
@@ -145,7 +166,7 @@ class WordProblemCell(TaskCell):
 
     @property
     def variant(self) -> str:
-        return f"{GROUP_PREFIX_DISPLAY[self.dataset]}_{self.family_param}"
+        return self.group.label
 
     def token_length(self, n: int) -> int:
         return sequence_length(self.format, n)
