@@ -48,13 +48,19 @@ class Family:
         return tuple(f"{task}_L{n}" for task in self.tasks for n in self.lengths)
 
 
-# What ships: the paper's state tracking at L = 10 (three formats on Z_5, two on S_5); the
-# second study's ten retrieval and copy tasks at its in-context lengths, and its natural
-# scenarios at its sizes (a lorem paragraph of 500 tokens; git histories of 20, 25 and 30
-# commits).
+# The group family's groups shipped: beside S_5 (permutation's), the smaller non-abelian ones
+# (A_4, S_4, D_6, Q8), the simple A_5 and a product with a cyclic factor (A_4xZ_5).
+GROUPS: tuple[str, ...] = ("A4", "S4", "A5", "D6", "Q8", "A4xZ5", "S5")
+
+# What ships: the paper's state tracking at L = 10 (three formats on Z_5, two on S_5, and the
+# same two on each of `GROUPS`, whole config names); the second study's ten retrieval and copy
+# tasks at its in-context lengths, and its natural scenarios at its sizes (a lorem paragraph of
+# 500 tokens; git histories of 20, 25 and 30 commits).
 FAMILIES: tuple[Family, ...] = (
     Family("modadd", ("outcome", "cot", "acot"), WORD_PROBLEM, (10,)),
     Family("permutation", ("outcome", "cot"), WORD_PROBLEM, (10,)),
+    Family("group", tuple(f"{f}_L10_{g}" for g in GROUPS for f in ("outcome", "cot")),
+           WORD_PROBLEM),
     Family("retrieval", RETRIEVAL_TASKS, RETRIEVAL, LENGTHS),
     Family("copy", COPY_TASKS, COPY, LENGTHS),
     Family("lorem", ("copy_L500",), LOREM),

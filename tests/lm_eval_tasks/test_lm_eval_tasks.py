@@ -7,7 +7,8 @@ it recomputed by brute force; an oracle model is scored by the harness as a hand
 One ``lm-eval run`` (the console script's entry point, with only these tasks indexed) scores
 a handful of tasks from dataset folders that hold only the splits the harness reads, with a
 tiny random GPT-2, and a hand-written exact-match scorer agrees with its numbers on the same
-completions."""
+completions; ``lm-eval ls tasks`` lists every task and group. The group family's answers are
+recomputed from each group's permutations, composed by hand."""
 
 import json
 import os
@@ -34,15 +35,18 @@ from hf_induction.tasks import hub_dataset_id, registry  # noqa: E402
 from hf_induction.tasks.copying import repeated_symbols  # noqa: E402
 
 G = utils.GROUP
-FAMILIES = ("modadd", "permutation", "retrieval", "copy", "lorem", "git")
+FAMILIES = ("modadd", "permutation", "group", "retrieval", "copy", "lorem", "git")
+# The group family's cells, by hand: both formats at L = 10 on each group shipped.
+GROUP_CELLS = [f"{f}_L10_{g}" for g in ("A4", "S4", "A5", "D6", "Q8", "A4xZ5", "S5")
+               for f in ("outcome", "cot")]
 # The symbol families' names, by hand: letters, then x52, x53, ...
 NAMES = [*string.ascii_lowercase, *string.ascii_uppercase, *(f"x{i}" for i in range(52, 400))]
 # The study's prompts: solved rows before the row (lorem: none, after its two fixed examples),
 # where a completion stops, one block (a solved example, or the row without its answer), the
 # opening of the rule variant's text and how many blank lines it holds.
-SHOTS = {"modadd": 3, "permutation": 3, "retrieval": 4, "copy": 5, "lorem": 0, "git": 5}
+SHOTS = {"modadd": 3, "permutation": 3, "group": 3, "retrieval": 4, "copy": 5, "lorem": 0, "git": 5}
 FIXED = {"lorem": 2}
-UNTIL = {"modadd": ["\n"], "permutation": ["\n"], "retrieval": ["\n"],
+UNTIL = {"modadd": ["\n"], "permutation": ["\n"], "group": ["\n"], "retrieval": ["\n"],
          "copy": ["\n\n", "<eos>"], "lorem": ["<end>"], "git": ["<end>"]}
 BLOCK = {
     "retrieval": re.compile(r" (?P<given>.+) \| (?P<query>\S+):(?: (?P<answer>\S+))?"),
@@ -53,7 +57,7 @@ BLOCK = {
     "git": re.compile(r"=== NEW HISTORY ===\n(?P<given>(?:.+\n)+)=== ANSWER ===\n<start>"
                       r"(?:\n(?P<answer>(?:.+\n)+)<end>)?"),
 }
-BLOCK["permutation"] = BLOCK["modadd"]
+BLOCK["permutation"] = BLOCK["group"] = BLOCK["modadd"]
 RULE = {"retrieval": ("Each line is written as ‘context|query: target’.", 2),
         "copy": ("Here are some samples of the format <bos> input : output <eos> where", 1),
         "lorem": ("# RULE : Paragraphs are repeated **exactly** as is", 1),
@@ -67,6 +71,12 @@ def names(dataset: str, config: str, variant: str = utils.BARE) -> str:
 
 def all_tasks() -> set[str]:
     return {names(*t) for t in tasks()}
+
+
+def group_of(dataset: str, config: str):
+    """The group of a group-family cell (its names are read through its permutations), else
+    None."""
+    return registry.parse(dataset, config).group if dataset == "group" else None
 
 
 def test_the_shipped_task_files_are_what_the_writer_writes(tmp_path):
@@ -92,13 +102,14 @@ def test_the_studys_tasks_at_its_lengths_in_two_variants():
         assert {names(dataset, config, v) for v in ("bare", "rule")} <= all_tasks()
     for kind in ("outcome", "cot", "acot"):
         assert names("modadd", f"{kind}_L10") in all_tasks()
-    assert len(all_tasks()) == (10 * 5 + len(natural)) * 2 + 5
+    assert {names("group", c) for c in GROUP_CELLS} <= all_tasks()
+    assert len(all_tasks()) == (10 * 5 + len(natural)) * 2 + 5 + len(GROUP_CELLS)
     member = groups()
     assert member[G] == [f"{G}_{d}" for d in FAMILIES]
     for task in all_tasks():
         dataset = next(d for d in FAMILIES if task.startswith(f"{G}_{d}_"))
         expected = [f"{G}_{dataset}", f"{G}_{'rule' if task.endswith('_rule') else 'bare'}"]
-        if dataset not in ("lorem", "git"):
+        if dataset not in ("lorem", "git", "group"):  # whole config names: no length group
             n = re.search(r"_L(\d+)", task).group(1)
             expected.append(f"{G}_L{n}")
         homes = [g for g, tasks_ in member.items() if task in tasks_]
@@ -138,7 +149,7 @@ def _items(cell, k: int, rng) -> np.ndarray:
         p = repeated_symbols(n)
         items = np.array([rng.permutation(np.concatenate([s, s, rng.choice(s, n - 2 * p)]))
                           for s in (rng.permutation(cell.family_param)[:p] for _ in range(k))])
-    elif cell.dataset in ("modadd", "permutation"):
+    elif cell.dataset in ("modadd", "permutation", "group"):
         return rng.integers(0, cell.alphabet_size, (k, n))
     else:
         return cell.stream(n, k, rng)
@@ -175,8 +186,9 @@ def harness():
         yield manager, loaded
 
 
-def brute_force(dataset: str, kind: str, given: str, query: str | None) -> str:
-    """The answer to one block of a prompt, from its text alone."""
+def brute_force(dataset: str, kind: str, given: str, query: str | None, group=None) -> str:
+    """The answer to one block of a prompt, from its text alone (and, for the group family,
+    its ``group``'s names and permutations)."""
     if dataset == "lorem":
         return given
     if dataset == "git":
@@ -196,12 +208,23 @@ def brute_force(dataset: str, kind: str, given: str, query: str | None) -> str:
     if dataset == "modadd":
         ids = [int(w) for w in words]
         states = [str(sum(ids[: i + 1]) % 5) for i in range(len(ids))]
-    else:  # s_1 = g_1, s_i = g_i o s_(i-1), (g o s)[j] = g[s[j]]
-        state, states = None, []
-        for g in ([int(c) for c in w] for w in words):
-            state = g if state is None else [g[j] for j in state]
-            states.append("".join(map(str, state)))
+    elif group is None:  # permutation: a name is its one-line notation
+        states = ["".join(map(str, s)) for s in compose([[int(c) for c in w] for w in words])]
+    else:  # group: each name's permutation, the state named back
+        perm = dict(zip(group.element_names(), group.permutations, strict=True))
+        name = {p: w for w, p in perm.items()}
+        states = [name[s] for s in compose([perm[w] for w in words])]
     return " ".join(states[-1:] if kind == "outcome" else states)
+
+
+def compose(perms) -> list[tuple[int, ...]]:
+    """The states of a word of permutations in one-line notation: s_1 = g_1,
+    s_i = g_i o s_(i-1), with (g o s)[j] = g[s[j]]."""
+    state, states = None, []
+    for g in perms:
+        state = tuple(g) if state is None else tuple(g[j] for j in state)
+        states.append(state)
+    return states
 
 
 def without_rule(dataset: str, prompt: str) -> str:
@@ -257,7 +280,8 @@ def test_every_prompt_is_the_studys_and_every_answer_in_it_brute_force(harness):
             assert last["answer"] is None
             for block in [*shots, last]:
                 query = block["query"] if dataset == "retrieval" else None
-                answer = brute_force(dataset, kind, block["given"], query)
+                answer = brute_force(dataset, kind, block["given"], query, cell.group
+                                     if dataset == "group" else None)
                 if block is not last:
                     assert block["answer"].rstrip("\n") == answer, (config, block.string)
             assert target == answer, (config, prompt)
@@ -272,6 +296,9 @@ def test_every_prompt_is_the_studys_and_every_answer_in_it_brute_force(harness):
                 assert re.findall(r"\w+|\.", given.lower()) == [words[c] for c in doc["source"]]
             elif dataset == "git":
                 assert [int(line[:7], 16) for line in given.splitlines()] == doc["hash"]
+            elif dataset == "group":
+                words = cell.symbol_names()
+                assert given.split() == [words[c] for c in doc["elements"][: doc["length"]]]
             if dataset in ("retrieval", "copy"):
                 assert len(given.split()) == n
 
@@ -285,7 +312,7 @@ def test_the_harness_scores_an_oracle_as_a_hand_count_does(harness):
     from lm_eval.evaluator import evaluate
 
     manager, loaded = harness
-    of = {names(d, c, v): (d, registry.parse(d, c).kind) for d, c, v in tasks()}
+    of = {names(d, c, v): (d, registry.parse(d, c).kind, group_of(d, c)) for d, c, v in tasks()}
     right: dict[str, list[bool]] = {}
 
     class Oracle(LM):
@@ -293,12 +320,12 @@ def test_the_harness_scores_an_oracle_as_a_hand_count_does(harness):
             out = []
             for request in requests:
                 prompt = request.args[0]
-                dataset, kind = of[request.task_name]
+                dataset, kind, group = of[request.task_name]
                 if request.task_name.endswith("_rule"):
                     prompt = without_rule(dataset, prompt)
                 last = blocks(dataset, prompt)[-1]
                 query = last["query"] if dataset == "retrieval" else None
-                answer = brute_force(dataset, kind, last["given"], query)
+                answer = brute_force(dataset, kind, last["given"], query, group)
                 good = sum(map(ord, prompt)) % 2 == 0
                 right.setdefault(request.task_name, []).append(good)
                 out.append(f" {answer}" if good else f" {answer} x")
@@ -330,10 +357,49 @@ def test_the_harness_scores_an_oracle_as_a_hand_count_does(harness):
             assert listed == member[name]
 
 
-# The handful the real command line scores: a cell's two variants, and a cell whose V its
-# length sets.
+def test_a_group_tasks_target_is_its_state_composed_by_hand(harness):
+    """For each group task and validation row, the target is the row's last state (outcome) or
+    its every state (cot), each composed by hand from the permutations of the row's element
+    ids (``group.permutations``) and named as the group names that permutation."""
+    _, loaded = harness
+    for config in GROUP_CELLS:
+        cell = registry.parse("group", config)
+        perms, words = cell.group.permutations, cell.symbol_names()
+        task = loaded["tasks"][names("group", config)]
+        docs = list(task.validation_docs())
+        assert len(docs) >= 3
+        for doc in docs:
+            states = compose([perms[g] for g in doc["elements"][: doc["length"]]])
+            assert len(states) == cell.max_len
+            named = [words[perms.index(s)] for s in states]
+            expected = named[-1:] if cell.kind == "outcome" else named
+            assert task.doc_to_target(doc) == " ".join(expected), (config, doc)
+
+
+def _offline(tmp: Path) -> dict[str, str]:
+    """The environment of a console-script run that reads nothing from the Hub."""
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+            "HF_HOME": str(tmp / "hf"), "TOKENIZERS_PARALLELISM": "false"}
+
+
+@pytest.mark.slow
+def test_lm_eval_ls_lists_every_task_and_group(tmp_path):
+    """``lm-eval ls tasks`` on the shipped folder (`lm_eval_cli`: only it indexed) lists every
+    task and group, the group family's among them."""
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("lm_eval_cli.py")), str(tmp_path / "model"),
+         "ls", "tasks", "--include_path", str(FOLDER)],
+        env=_offline(tmp_path), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    listed = set(re.findall(rf"^\|({G}\w*)\s*\|", done.stdout, re.MULTILINE))
+    assert {names("group", config) for config in GROUP_CELLS} <= listed
+    assert listed == all_tasks() | set(groups())
+
+
+# The handful the real command line scores: a cell's two variants, a cell whose V its length
+# sets, and a group word problem.
 CLI_TASKS = [names("retrieval", "NLLast_L10"), names("retrieval", "NLLast_L10", "rule"),
-             names("copy", "UB_L20_V60")]
+             names("copy", "UB_L20_V60"), names("group", "outcome_L10_A5")]
 LIMIT = 3
 
 
@@ -350,6 +416,11 @@ def harness_run(tmp_path_factory):
         build_folder(tmp / dataset, dataset, [registry.parse(dataset, config)],
                      dataset_card_template(dataset), train_size=12, progress=False,
                      splits=("train", "validation"))
+    # The group family has no card template: the harness reads the card's YAML header (its
+    # configs and their files), which the folder writes whatever the body.
+    build_folder(tmp / "group", "group", [registry.parse("group", "outcome_L10_A5")],
+                 "# $dataset\n\n$configs_table\n", train_size=12, progress=False,
+                 splits=("train", "validation"))
     folder = tmp / "tasks"
     # The README's offline recipe: task files that read the folders just built.
     from hf_induction.lm_eval_tasks.__main__ import main as write_main
@@ -357,8 +428,7 @@ def harness_run(tmp_path_factory):
     assert write_main(["--out", str(folder), "--datasets-from", str(tmp)]) == 0
     assert f"dataset_path: {tmp / 'copy'}" in (folder / "_copy_template_yaml").read_text()
     out = tmp / "out"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "HF_HOME": str(tmp / "hf"), "TOKENIZERS_PARALLELISM": "false"}
+    env = _offline(tmp)
     # The README's `lm-eval run`, through the console script's entry point (`lm_eval_cli`).
     done = subprocess.run(
         [sys.executable, str(Path(__file__).with_name("lm_eval_cli.py")), str(tmp / "model"),
@@ -401,7 +471,8 @@ def test_lm_eval_run_scores_the_tasks_as_a_hand_checked_scorer_does(harness_run)
             assert len(shots) == SHOTS[dataset] and last["answer"] is None, name
             kind = name.split("_")[3]
             query = last["query"] if dataset == "retrieval" else None
-            assert row["target"] == brute_force(dataset, kind, last["given"], query)
+            group = group_of(dataset, name.removeprefix(f"{G}_{dataset}_"))
+            assert row["target"] == brute_force(dataset, kind, last["given"], query, group)
     # The two variants of one cell score the same rows.
     bare, rule = (prompts[n] for n in CLI_TASKS[:2])
     assert [without_rule("retrieval", p).rsplit("\n\n", 1)[-1] for p in rule] == [
