@@ -13,10 +13,12 @@ import sys
 
 from hf_induction.commands.parsing import (
     Parser,
+    add_groups_flag,
     nonnegative_int,
     once,
     output_folder,
     prog,
+    register_groups,
     repo_id,
     rows,
 )
@@ -41,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dataset", required=True, choices=DATASETS, help="the task")
     p.add_argument("--configs", required=True, nargs="+", metavar="NAME",
                    help="config names, e.g. acot_L20 cot_L10_uniform (grammar in the card)")
+    add_groups_flag(p)
     p.add_argument("--out", required=True, type=output_folder, help="the dataset repo folder")
     p.add_argument("--train-size", type=rows, default=None,
                    help="training rows per config (default: 100,000 or the pool)")
@@ -54,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                    "upload)")
     args = p.parse_args(argv)
     try:
+        register_groups(args)
         configs = [parse(args.dataset, name) for name in args.configs]
         once("--configs", args.configs, configs)
         once("--splits", args.splits or ())

@@ -20,6 +20,7 @@ from ..settings.values import OFF
 from ..tasks import DATASETS, parse
 from .parsing import (
     Parser,
+    add_groups_flag,
     ascii_only,
     first_line,
     int_in,
@@ -29,6 +30,7 @@ from .parsing import (
     prog,
     read_recipe,
     recipe_tokens,
+    register_groups,
     repo_id,
     rows,
 )
@@ -127,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", nargs="+", metavar="NAME",
                    help="task configs, e.g. acot_L10_uniform (grammar in the dataset card; "
                    "default: none)")
+    add_groups_flag(p)
     p.add_argument("--sweep", type=Path, metavar="FILE",
                    help="a sweep file (scripts/sweeps/paper_grid.yaml) in place of "
                    "--dataset/--config/--model/--kappa; its optional 'budget:' mapping takes "
@@ -281,6 +284,8 @@ class Plan:
     ood_cells: tuple = ()
     lengthgen_cells: tuple = ()
     sources: dict = field(default_factory=dict)
+    # The groups from generators (``--groups``) the cells may name: name -> generators.
+    groups: dict = field(default_factory=dict)
 
 
 def _jobs(args: argparse.Namespace):
@@ -304,7 +309,14 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     """The launch's `Plan`, or ValueError in one line naming the flag at fault; torch is not
     imported (but to count the CUDA devices a --device cuda:N asks of)."""
     from ..models import registry
+    from ..results.folder import GROUPS_FILE
+    from ..tasks.group_names import register_groups_file
 
+    # The folder's groups first (a rerun resumes without --groups), then the flag's: a name
+    # the two define differently is refused.
+    if (args.out / GROUPS_FILE).is_file():
+        register_groups_file(args.out / GROUPS_FILE)
+    groups = register_groups(args)
     jobs, cells, sweep = _jobs(args)
     if not jobs:
         raise ValueError("nothing to run: the cells and models given make no job")
@@ -328,7 +340,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         raise ValueError(f"the OOD check (length 2L, normalised state accuracy) is the word "
                          f"problems'; {', '.join(no_ood)}: use --lengthgen")
     return Plan(tuple(jobs), tuple(cells), models, checked["ood"], checked["lengthgen"],
-                sources)
+                sources, groups)
 
 
 def check_lengthgen(args: argparse.Namespace, cells) -> None:
@@ -384,7 +396,8 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
             checkpoints_of=args.push_checkpoints or "nstar",
             report_to=tuple(args.report_to), logging_dir=args.logging_dir,
-            schedule=args.schedule, by_model=settings.by_model, sources=plan.sources)
+            schedule=args.schedule, by_model=settings.by_model, sources=plan.sources,
+            groups=plan.groups)
         resolve_models(plan, campaign.models)
         check_memory(plan.jobs, campaign.models,
                      {m: campaign.settings_for(m)[0] for m in plan.models},

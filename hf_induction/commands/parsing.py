@@ -208,3 +208,23 @@ def repo_id(text: str) -> str:
     if "/" not in text:
         raise argparse.ArgumentTypeError(f"{text!r} is not a Hub repo id: expected ORG/NAME")
     return text
+
+
+def add_groups_flag(parser: argparse.ArgumentParser) -> None:
+    """``--groups FILE``: groups from permutation generators that the group family's configs
+    may then name (``acot_L5_M11``)."""
+    parser.add_argument("--groups", type=Path, metavar="FILE", default=None,
+                        help="a YAML file of group name: [generators] (each a permutation of "
+                        "0..d-1 in one-line notation) whose names the group family's configs "
+                        "may end with, e.g. acot_L5_M11 (default: none)")
+
+
+def register_groups(args: argparse.Namespace) -> dict[str, Any]:
+    """Register the groups of ``--groups`` (ValueError in one line naming the file and what is
+    wrong); the groups registered, to record beside the results."""
+    from ..tasks.group_names import register_groups_file, registered
+
+    if getattr(args, "groups", None) is None:
+        return {}
+    names = register_groups_file(args.groups)
+    return {name: gens for name, gens in registered().items() if name in names}

@@ -50,6 +50,14 @@ def grid_configs(dataset: str, family_params) -> list[TaskBuilderConfig]:
     )
 
 
+def group_configs(groups, lengths=PAPER_LENGTHS) -> list[TaskBuilderConfig]:
+    """The group family's grid: formats x L x dists x named groups."""
+    return cell_configs(
+        WordProblemCell("group", fmt, L, dist, g)
+        for g in groups for fmt in FORMATS for L in lengths for dist in DISTS_IN_GRID
+    )
+
+
 def cell_configs(cells) -> list[TaskBuilderConfig]:
     """Builder configs for cells of any family."""
     return [TaskBuilderConfig(cell) for cell in cells]

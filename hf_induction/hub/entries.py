@@ -46,6 +46,9 @@ class Entry:
     # Where N*_n was not found: the largest N that failed (N*_n lies above it).
     largest_failing_by_length: tuple[int | None, ...] = ()
     largest_failing_joint: int | None = None
+    # The class of the group's word problem, "TC0" (solvable) or "NC1-complete"; None where
+    # the task is no group's (`tasks.group_facts`).
+    word_problem: str | None = None
 
     @classmethod
     def from_row(cls, row: KappaRow) -> Entry:
@@ -59,6 +62,7 @@ class Entry:
             lengths=tuple(row.lengths), nstar_by_length=by_length,
             largest_failing_by_length=tuple(row.largest_failing_by_length),
             largest_failing_joint=row.largest_failing_joint,
+            word_problem=row.word_problem,
         )
 
     @property

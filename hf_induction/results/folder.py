@@ -12,7 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import yaml
 from filelock import FileLock
+
+from ..tasks.group_names import register_groups_file
 
 from .card import render_card
 from .jsonl import atomic_write_text, clean
@@ -59,6 +62,14 @@ def _by_name(row_class: type[R]) -> tuple[Callable[..., None], Callable[..., R |
     return append, find, read
 
 
+GROUPS_FILE = "groups.yaml"
+
+
+def read_groups(path: Path) -> dict[str, Any]:
+    """The groups a folder's ``groups.yaml`` defines, empty where there is none."""
+    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+
+
 class ResultsFolder:
     """``DIR/{README.md, protocol.json, campaign.json, journal/, nstar/, kappa/, ood/,
     lengthgen/, pushes/, heads/, patching/}``: one campaign, under one protocol (a folder
@@ -77,9 +88,13 @@ class ResultsFolder:
 
     def __init__(self, path: str | Path, rank: int = 0, write: bool = True) -> None:
         """``write`` False opens a folder to read: nothing is created or rewritten. Either way
-        a new folder is checked not to nest with another (NestedResults)."""
+        a new folder is checked not to nest with another (NestedResults). The groups the
+        folder's cells name from generators (``groups.yaml``) are registered first, so its
+        rows parse wherever it is read."""
         self.path = Path(path)
         self.rank = rank
+        if self.groups_file.exists():
+            register_groups_file(self.groups_file)
         if not self.protocol_file.exists():
             check_not_nested(self.path)
         # The card declares the tables that hold rows: a table's first row puts it there.
@@ -214,6 +229,23 @@ class ResultsFolder:
     def describe(self, description: str) -> None:
         """Say in words what the folder holds (the card's first paragraph); rank 0 writes."""
         self._update_campaign(lambda c: {**c, "description": description.strip()})
+
+    @property
+    def groups_file(self) -> Path:
+        """The groups from generators that the folder's cells name (``name: [generators]``)."""
+        return self.path / GROUPS_FILE
+
+    def record_groups(self, groups: Mapping[str, Any]) -> None:
+        """Add ``groups`` (name -> generators, `tasks.group_names.registered`) to the folder's
+        ``groups.yaml``, which every later opening registers; rank 0 writes."""
+        if self.rank != 0 or not groups:
+            return
+        with FileLock(str(self.path / ".locks" / "groups.lock")):
+            held = read_groups(self.groups_file)
+            merged = {**held, **{k: [list(g) for g in v] for k, v in groups.items()}}
+            if merged != held:
+                atomic_write_text(self.groups_file, yaml.safe_dump(merged,
+                                                                   default_flow_style=None))
 
     def record_command(self, command: str | Sequence[str]) -> None:
         """List a command line that wrote into the folder on its card, once: a string as it

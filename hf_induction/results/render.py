@@ -425,10 +425,12 @@ REPORT_PATCHING_COLUMNS = Columns(
     Column("plot", lambda g: _link("plot", g.figure)))
 
 # The leaderboard's tables (leaderboard.md and its Space); its κ rows are `hub.entries.Entry`s.
+# The class of a group's word problem (TC0 / NC1-complete), "—" where the task is no group's.
+WORD_PROBLEM = column("word problem", "word_problem")
 BOARD_KAPPA_COLUMNS = Columns(DATASET, column("group"), column("format"),
                               column("L", "max_len", number, right=True), MODEL, KAPPA,
                               KAPPA_BOUNDS, NSTAR_MISSING, NSTAR_JOINT, NSTAR_JOINT_LIES_IN,
-                              column("Σ N*_n", "nstar_sum", number, right=True))
+                              column("Σ N*_n", "nstar_sum", number, right=True), WORD_PROBLEM)
 BOARD_NSTAR_COLUMNS = Columns(DATASET, CONFIG, MODEL, NSTAR, NSTAR_LIES_IN, POOL, SEARCH_ENDED)
 BOARD_OOD_COLUMNS = Columns(DATASET, CONFIG, MODEL, SIZE, TEST_LENGTH, FINAL_STATE_ACC,
                             STATE_ACC)

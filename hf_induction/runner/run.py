@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from filelock import Timeout
 from tqdm.auto import tqdm
@@ -95,6 +96,8 @@ class Campaign:
     test_lengths: LengthRange | None = None
     # Each model name as the plan looked it up, once (`registry.model_source`).
     sources: Mapping[str, ModelSource] = field(default_factory=dict, compare=False, repr=False)
+    # The groups from generators (``--groups``) its cells name: name -> generators.
+    groups: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     # Each (model, cell) resolved once (`CampaignModels`), by the command line's checks or by
     # the job that first needs it, and handed to every later step.
     models: CampaignModels = field(default=None, compare=False, repr=False)
@@ -457,6 +460,8 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
     if not state.is_main_process:
         wait_for_everyone()
     protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
+    # The groups from generators its cells name travel with the folder: any reader parses them.
+    folder.record_groups(campaign.groups)
     if state.is_main_process:
         wait_for_everyone()
     # Each job's config, hash and keys are built once, here, and handed on.

@@ -158,7 +158,12 @@ class WordProblemCell(TaskCell):
         return state_tracking_metrics(predictions, labels, self.group.order)
 
     def describe(self) -> dict[str, str]:
-        return {"group": self.group.name, "format": self.format}
+        """The group and its facts, for the dataset card's table of configs."""
+        facts = self.facts()
+        shown = {"order": "group_order", "solvable": "solvable",
+                 "word problem": "word_problem"} if facts else {}
+        return {"group": self.group.name, "format": self.format,
+                **{label: str(facts[key]) for label, key in shown.items()}}
 
     @classmethod
     def layout_table(cls) -> str:

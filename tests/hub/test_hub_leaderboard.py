@@ -34,6 +34,8 @@ def test_entries_are_sorted_with_sums():
         ("permutation", "acot", "dense_ssm", 4.0, 112, 448),
     ]
     assert entries[0].group == "Z_5" and entries[-1].group == "S_5" and entries[0].max_len == 4
+    # The class of each group's word problem, what the Space's "Word problem" filter reads.
+    assert [e.word_problem for e in entries] == ["TC0"] * 4 + ["NC1-complete"]
 
 
 def test_leaderboard_files_from_a_local_folder(tmp_path):
@@ -48,13 +50,14 @@ def test_leaderboard_files_from_a_local_folder(tmp_path):
             assert path.read_bytes()[:8] == PNG and path.stat().st_size > 5000
     md = (tmp_path / "out" / "leaderboard.md").read_text()
     assert _kappa_lines(md) == [
-        "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 |",
-        "| modadd | Z_5 | acot | 4 | gpt2 | 0.5 | [0.255, 0.997] | none | 600 | (300, 600] | 300 |",
-        "| modadd | Z_5 | cot | 4 | lstm | 2 | [1.07, 3.91] | none | 45 | (22, 45] | 90 |",
+        "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 | TC0 |",
+        "| modadd | Z_5 | acot | 4 | gpt2 | 0.5 | [0.255, 0.997] | none | 600 | (300, 600] | 300 "
+        "| TC0 |",
+        "| modadd | Z_5 | cot | 4 | lstm | 2 | [1.07, 3.91] | none | 45 | (22, 45] | 90 | TC0 |",
         "| modadd | Z_5 | cot | 4 | gpt2 | ≥ 0.687 (lower bound) | [0.687, ∞] | n=3 | 150 "
-        "| (75, 150] | — |",
+        "| (75, 150] | — | TC0 |",
         "| permutation | S_5 | acot | 4 | dense_ssm | 4 | [2.03, 7.86] | none | 112 "
-        "| (56, 112] | 448 |",
+        "| (56, 112] | 448 | NC1-complete |",
     ]
     # A search that never probed says so, in the words the command line prints.
     assert ("| modadd | cot_L3 | gpt2 | not probed | (0, ∞) | 1,000,000 | probe limit reached |"
@@ -78,7 +81,8 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
     assert main([str(second), str(first), "--out", str(tmp_path / "out")]) == 0
     md = (tmp_path / "out" / "leaderboard.md").read_text()
     assert f"Results: `{second}`, `{first}`" in md
-    single = "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 |"
+    single = ("| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 "
+              "| TC0 |")
     kappa = _kappa_lines(md)
     # Every κ of both folders, ties in the order the folders were given.
     assert len(kappa) == 2 * len(NSTARS)
@@ -199,7 +203,8 @@ push_results({str(tmp_path / "results")!r}, "org/results", create=True)
     assert proc.returncode == 0, proc.stderr
     md = (tmp_path / "out" / "leaderboard.md").read_text()
     assert f"Results: `org/results`, `{tmp_path / 'results'}`" in md
-    single = "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 |"
+    single = ("| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 "
+              "| TC0 |")
     assert len(_kappa_lines(md)) == 10 and _kappa_lines(md)[:2] == [
         f"{single} [org/results](https://huggingface.co/datasets/org/results) |",
         f"{single} {tmp_path / 'results'} |"]

@@ -133,11 +133,12 @@ def datatypes(columns) -> list[str]:
     return ["markdown" if c in SPACE_LINK_COLUMNS else "str" for c in columns]
 
 
-def filtered(dataset: str, fmt: str, model: str, text: str, columns: list[str]):
+def filtered(dataset: str, side: str, fmt: str, model: str, text: str, columns: list[str]):
     """The rows matching every filter (``text`` is a substring of any cell), in the columns
     picked (in the table's order)."""
     keep = pd.Series(True, index=TABLE.index)
-    for column, value in (("dataset", dataset), ("format", fmt), ("model", model)):
+    for column, value in (("dataset", dataset), ("word problem", side), ("format", fmt),
+                          ("model", model)):
         if value and value != ALL:
             keep &= TABLE[column] == value
     if text:
@@ -169,6 +170,8 @@ with gr.Blocks(title="κ leaderboard") as demo:
     with gr.Tab(kappa.title, elem_id=f"{kappa.key}-tab"):
         with gr.Row():
             dataset = gr.Radio(choices("dataset"), value=ALL, label="Dataset")
+            # A group's side of the line: TC0 (solvable) or NC1-complete.
+            side = gr.Radio(choices("word problem"), value=ALL, label="Word problem")
             fmt = gr.Radio(choices("format"), value=ALL, label="Format")
             model = gr.Radio(choices("model"), value=ALL, label="Model")
             text = gr.Textbox(label="Search", placeholder="any cell, e.g. lstm or Z_5")
@@ -191,8 +194,8 @@ with gr.Blocks(title="κ leaderboard") as demo:
         gr.Markdown(ABOUT)
     with gr.Tab("Citation"):
         gr.Markdown(CITATION)
-    controls = [dataset, fmt, model, text, columns]
-    for control in (dataset, fmt, model, columns):
+    controls = [dataset, side, fmt, model, text, columns]
+    for control in (dataset, side, fmt, model, columns):
         control.change(filtered, controls, table)
     text.submit(filtered, controls, table)
     text.change(filtered, controls, table)
