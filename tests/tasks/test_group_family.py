@@ -29,7 +29,8 @@ def test_ids_are_permutations_in_lexicographic_order_composed_by_hand(name):
     rng = np.random.default_rng(len(name))
     a, b = rng.integers(0, g.order, size=(2, 400))
     got = g.compose(a.astype(g.id_dtype), b.astype(g.id_dtype))
-    assert [index[compose_perm(perms[x], perms[y])] for x, y in zip(a, b)] == got.tolist()
+    expected = [index[compose_perm(perms[x], perms[y])] for x, y in zip(a, b, strict=True)]
+    assert expected == got.tolist()
     names = g.element_names()
     assert len(set(names)) == g.order and not set(names) & set(tasks.SPECIAL_TOKENS)
 
@@ -69,7 +70,7 @@ def test_states_are_composed_permutations():
     ex = sampling.generate(cell, "validation", None, 0)
     perms = cell.group.permutations
     index = {p: i for i, p in enumerate(perms)}
-    for elements, states in zip(ex.elements[:50].tolist(), ex.states[:50].tolist()):
+    for elements, states in zip(ex.elements[:50].tolist(), ex.states[:50].tolist(), strict=True):
         acc = perms[elements[0]]
         expected = [index[acc]]
         for g in elements[1:]:
