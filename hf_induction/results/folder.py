@@ -16,7 +16,7 @@ import yaml
 from filelock import FileLock
 
 from ..tasks.group_names import register_groups_file
-
+from . import rows
 from .card import render_card
 from .jsonl import atomic_write_text, clean
 from .protocol import (
@@ -29,22 +29,11 @@ from .protocol import (
     protocol_hash,
 )
 from .ranked import RankedJsonl
-from .rows import (
-    CELL_COLUMNS,
-    CellRow,
-    HeadsRow,
-    KappaRow,
-    LengthGenRow,
-    NstarRow,
-    OodRow,
-    PatchingRow,
-    PushRow,
-    Row,
-)
+from .rows import CELL_COLUMNS, CellRow
 from .tables import TABLES, table_of
 
 logger = logging.getLogger(__name__)
-R = TypeVar("R", bound=Row)
+R = TypeVar("R", bound=rows.Row)
 
 
 def _by_name(row_class: type[R]) -> tuple[Callable[..., None], Callable[..., R | None],
@@ -311,7 +300,7 @@ class ResultsFolder:
     def read_journal(self) -> list[dict[str, Any]]:
         return self.journal.read()
 
-    def append(self, row: Row) -> None:
+    def append(self, row: rows.Row) -> None:
         """Append ``row`` to the table of its class (`tables.TABLES`)."""
         self._files[table_of(type(row)).name].append(row.to_dict())
 
@@ -326,16 +315,16 @@ class ResultsFolder:
 
     def append_push(self, key: str, repo_id: str, search_key: str) -> None:
         """Record a checkpoint push that landed (``repo_id``, of the search ``search_key``)."""
-        self.append(PushRow.now(key, repo_id, search_key))
+        self.append(rows.PushRow.now(key, repo_id, search_key))
 
     # Each table's append, find and read by its own names, as callers name them.
-    append_nstar, find_search, read_nstar = _by_name(NstarRow)
-    append_kappa, find_kappa, read_kappa = _by_name(KappaRow)
-    append_ood, find_ood, read_ood = _by_name(OodRow)
-    append_lengthgen, find_lengthgen, read_lengthgen = _by_name(LengthGenRow)
-    _, find_push, _ = _by_name(PushRow)
-    append_heads, find_heads, read_heads = _by_name(HeadsRow)
-    append_patching, find_patching, read_patching = _by_name(PatchingRow)
+    append_nstar, find_search, read_nstar = _by_name(rows.NstarRow)
+    append_kappa, find_kappa, read_kappa = _by_name(rows.KappaRow)
+    append_ood, find_ood, read_ood = _by_name(rows.OodRow)
+    append_lengthgen, find_lengthgen, read_lengthgen = _by_name(rows.LengthGenRow)
+    _, find_push, _ = _by_name(rows.PushRow)
+    append_heads, find_heads, read_heads = _by_name(rows.HeadsRow)
+    append_patching, find_patching, read_patching = _by_name(rows.PatchingRow)
 
     def refresh(self) -> None:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""

@@ -4,7 +4,8 @@ about torch or models.
 Words, each with one meaning here:
 
 - **family**: one Hub dataset and one module: the group word problems (``modadd``,
-  ``permutation``: ``word_problems``), ``retrieval``, ``copy`` (``copying``), ``lorem``, ``git``.
+  ``permutation``, ``group``: ``word_problems``), ``retrieval``, ``copy`` (``copying``),
+  ``lorem``, ``git``.
 - **cell**: one configuration of a family, a frozen ``<Family>Cell`` (`WordProblemCell`,
   `RetrievalCell`, `CopyCell`, `LoremCell`, `GitCell`, all `TaskCell`s); a pure function of
   (split, size, seed) to rows.
@@ -17,9 +18,12 @@ Words, each with one meaning here:
   `TaskCell.kind` reads either. The Hub's and lm-eval's own words keep their meaning where
   their files need them: a model card's task category (`TaskCell.TASK_NAME`, "State
   tracking"), lm-eval's tasks (``lm_eval_tasks``).
-- **family parameter**: the integer a name's last part sets, ``family_param`` of every cell
-  (m of Z_m, k of S_k, V symbols or words); ``alphabet_size`` is the symbols the items are
-  made of (|G|, V), the x-axis of "N* against size".
+- **family parameter**: what a name's last part sets, ``family_param`` of every cell (m of
+  Z_m, k of S_k, V symbols or words; the group family's group name, ``A4xZ5``);
+  ``alphabet_size`` is the symbols the items are made of (|G|, V), the x-axis of "N* against
+  size".
+- **group**: a finite group as permutations (``groups``), named in ``group_names`` (Z, S, A,
+  D, Q8, products, groups from generators), its facts computed in ``group_facts``.
 
 The package holds the `TaskCell` protocol (``cell``), the family registry, one module per
 family, sampling without replacement (``sampling``) and the token layout.
@@ -28,7 +32,17 @@ family, sampling without replacement (``sampling``) and the token layout.
 from .cell import DISTS, SCALAR, SEQUENCE, Examples, NameGrammar, TaskCell, vocab_of
 from .copying import CopyCell
 from .git import GitCell
-from .groups import CyclicGroup, Group, SymmetricGroup, cyclic, symmetric
+from .group_facts import GroupFacts, facts
+from .group_names import named, register_group, register_groups_file
+from .groups import (
+    CyclicGroup,
+    Group,
+    PermutationGroup,
+    ProductGroup,
+    SymmetricGroup,
+    cyclic,
+    symmetric,
+)
 from .lorem import LoremCell
 from .registry import (
     DATASETS,
@@ -65,9 +79,11 @@ TaskConfig = WordProblemCell
 __all__ = [
     "DATASETS", "DEFAULT_TRAIN_SIZE", "DISTS", "FAMILIES", "FORMATS", "GENERATOR_VERSION",
     "IGNORE", "LAYOUT_VERSION", "SCALAR", "SEQUENCE", "SPECIAL_TOKENS", "SPLITS",
-    "CopyCell", "CyclicGroup", "Examples", "GitCell", "Group", "LoremCell", "NameGrammar",
-    "RetrievalCell", "SymmetricGroup", "TaskCell", "TaskConfig", "Vocab", "WordProblemCell",
-    "HUB_ORG", "cyclic", "encode", "family", "generate", "grammar", "hub_dataset_id", "parse",
-    "parse_or_none", "pool_size", "prompt_length", "sample_split", "symmetric",
-    "train_pool_size", "validation_sizes", "vocab_of",
+    "CopyCell", "CyclicGroup", "Examples", "GitCell", "Group", "GroupFacts", "LoremCell",
+    "NameGrammar", "PermutationGroup", "ProductGroup", "RetrievalCell", "SymmetricGroup",
+    "TaskCell", "TaskConfig", "Vocab", "WordProblemCell",
+    "HUB_ORG", "cyclic", "encode", "facts", "family", "generate", "grammar", "hub_dataset_id",
+    "named", "parse", "parse_or_none", "pool_size", "prompt_length", "register_group",
+    "register_groups_file", "sample_split", "symmetric", "train_pool_size",
+    "validation_sizes", "vocab_of",
 ]
