@@ -11,17 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .rows import (
-    HeadsRow,
-    JournalRow,
-    KappaRow,
-    LengthGenRow,
-    NstarRow,
-    OodRow,
-    PatchingRow,
-    PushRow,
-    Row,
-)
+from . import rows
 
 
 @dataclass(frozen=True)
@@ -29,22 +19,22 @@ class Table:
     """One table: ``<folder>/<name>/rank<r>.jsonl``, one `row` per line, keyed by `key`."""
 
     name: str
-    row: type[Row]
+    row: type[rows.Row]
     key: str = "key"
 
 
 # In the card's order: the first of them that holds rows is the card's default config.
 TABLES: tuple[Table, ...] = (
-    Table("nstar", NstarRow),
-    Table("kappa", KappaRow),
-    Table("ood", OodRow),
-    Table("lengthgen", LengthGenRow),
-    Table("journal", JournalRow),
-    Table("pushes", PushRow),
-    Table("heads", HeadsRow),
-    Table("patching", PatchingRow),
+    Table("nstar", rows.NstarRow),
+    Table("kappa", rows.KappaRow),
+    Table("ood", rows.OodRow),
+    Table("lengthgen", rows.LengthGenRow),
+    Table("journal", rows.JournalRow),
+    Table("pushes", rows.PushRow),
+    Table("heads", rows.HeadsRow),
+    Table("patching", rows.PatchingRow),
 )
-TABLE_OF_ROW: dict[type[Row], Table] = {table.row: table for table in TABLES}
+TABLE_OF_ROW: dict[type[rows.Row], Table] = {table.row: table for table in TABLES}
 
 
 def table_of(row_class: type) -> Table:
