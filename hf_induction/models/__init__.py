@@ -17,8 +17,7 @@ entry point, or named as ``path/to/file.py:NAME`` or ``module:NAME`` (`registry.
 
 from __future__ import annotations
 
-import importlib
-
+from ..lazy import lazy_attributes
 from .presets import PRESETS
 from .registry import MODEL_NAMES, SPECS, model_names, model_source, model_spec
 from .source import ModelSource
@@ -33,9 +32,4 @@ __all__ = ["MODEL_NAMES", "PRESETS", "SPECS", "CpuBudget", "ModelSource", "Model
            "model_names", "model_source", "model_spec", *_LAZY]
 
 
-def __getattr__(name: str):
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)

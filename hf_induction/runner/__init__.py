@@ -9,7 +9,7 @@ without importing torch.
 
 from __future__ import annotations
 
-import importlib
+from ..lazy import lazy_attributes
 
 _LAZY = {
     "BUDGETS": "budgets", "Budget": "budgets", "SearchJob": "job", "plan_jobs": "job",
@@ -19,9 +19,4 @@ _LAZY = {
 __all__ = list(_LAZY)
 
 
-def __getattr__(name: str):
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)
