@@ -18,6 +18,7 @@ from hf_induction.commands.parsing import (
     once,
     output_folder,
     prog,
+    push_outcome,
     register_groups,
     repo_id,
     rows,
@@ -76,18 +77,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"{args.out}: {len(info)} configs ({', '.join(sorted(info))})")
     if args.push_to_hub:
-        from hf_induction.hub import HubError
         from hf_induction.hub.commit import upload_folder_once
 
-        try:
-            pushed = upload_folder_once(
-                args.out, args.push_to_hub, repo_type="dataset", token=None, create=True,
-                commit_message=f"Add configs: {', '.join(args.configs)}")
-        except HubError as e:
-            print(f"{p.prog}: error: {e} (the folder {args.out} is kept)",
-                  file=sys.stderr)
+        outcome = push_outcome(p.prog, lambda: upload_folder_once(
+            args.out, args.push_to_hub, repo_type="dataset", token=None, create=True,
+            commit_message=f"Add configs: {', '.join(args.configs)}"),
+            f"the folder {args.out} is kept")
+        if outcome is None:
             return 1
-        print(f"pushed to {args.push_to_hub}: "
-              f"{'commit ' + pushed.commit if pushed.changed else 'unchanged, no commit'}")
+        print(f"pushed to {args.push_to_hub}: {outcome}")
     return 0
 

@@ -28,6 +28,7 @@ from .parsing import (
     once,
     output_folder,
     prog,
+    push_outcome,
     read_recipe,
     recipe_tokens,
     register_groups,
@@ -541,13 +542,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.push_to_hub and (results.nstar or results.lengthgen or results.ood):
         from ..hub import push_results
 
-        try:
-            pushed = push_results(campaign.out, args.push_to_hub, create=True)
-        except HubError as e:
-            print(f"{PROG}: error: {e} (the results in {campaign.out} are kept)",
-                  file=sys.stderr)
+        outcome = push_outcome(PROG, lambda: push_results(campaign.out, args.push_to_hub,
+                                                          create=True),
+                               f"the results in {campaign.out} are kept")
+        if outcome is None:
             return 1
-        print(f"results pushed to {args.push_to_hub} "
-              f"({'commit ' + pushed.commit if pushed.changed else 'unchanged, no commit'})")
+        print(f"results pushed to {args.push_to_hub} ({outcome})")
     # A search whose every run diverged measured the learning rates, not N*: not a result.
     return 1 if results.measured_nothing else 0

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,8 @@ from ..settings.values import (
 
 __all__ = ["INT64", "HelpFormatter", "Parser", "ascii_only", "ascii_word", "distinct",
            "first_line", "int_in", "ints_in", "nonnegative_float", "nonnegative_int", "once",
-           "output_folder", "positive_finite", "prog", "read_recipe", "recipe_tokens",
-           "repo_id", "rows"]
+           "output_folder", "positive_finite", "prog", "push_outcome", "read_recipe",
+           "recipe_tokens", "repo_id", "rows"]
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -115,6 +116,19 @@ def first_line(error: BaseException) -> str:
     """An error's first line, for a one-line message; its type where it says nothing."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def push_outcome(prog: str, push: Callable[[], Any], kept: str) -> str | None:
+    """Run ``push()``, a Hub push that returns a `PushResult`: "commit ABC" or "unchanged, no
+    commit"; on a HubError, print ``PROG: error: ... (KEPT)`` and return None (exit 1)."""
+    from ..hub import HubError
+
+    try:
+        pushed = push()
+    except HubError as e:
+        print(f"{prog}: error: {e} ({kept})", file=sys.stderr)
+        return None
+    return f"commit {pushed.commit}" if pushed.changed else "unchanged, no commit"
 
 
 def read_recipe(path: Path) -> dict[str, Any]:
