@@ -15,22 +15,32 @@ from pathlib import Path
 
 from hf_induction.commands.parsing import Parser, output_folder, prog
 from hf_induction.results import ResultsFolder, existing_results_folder
-from hf_induction.tasks import parse
 
 
 def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
+    """N* against the group size, one figure per series of cells; where several groups share
+    a size (the group family's Z12, D6, A4), each group stands on its own, named."""
     from hf_induction.display.report import nstar_vs_group
-    from hf_induction.hub.plots import plot_nstar_vs_group
+    from hf_induction.hub.plots import plot_nstar_by_group, plot_nstar_vs_group
     from hf_induction.results import latest
 
     by_family = defaultdict(dict)
     for s in nstar_vs_group(latest(folder.read_nstar())):
         by_family[(s.dataset, s.family)][s.model] = [
-            (parse(s.dataset, r.config).alphabet_size, r.n_star, r.largest_failing)
+            (r.variant, r.alphabet_size, r.solvable, r.n_star, r.largest_failing)
             for _, r in s.points]
-    return [plot_nstar_vs_group(series, out / f"nstar_vs_group_{dataset}_{family}.png",
-                                f"N* against |G|: {dataset} {family}")
-            for (dataset, family), series in sorted(by_family.items())]
+    figures = []
+    for (dataset, family), series in sorted(by_family.items()):
+        path = out / f"nstar_vs_group_{dataset}_{family}.png"
+        title = f"N* against |G|: {dataset} {family}"
+        named = {label: size for points in series.values() for label, size, *_ in points}
+        if len(set(named.values())) < len(named):
+            figures.append(plot_nstar_by_group(series, path, title))
+        else:
+            figures.append(plot_nstar_vs_group(
+                {model: [(size, n, f) for _, size, _, n, f in points]
+                 for model, points in series.items()}, path, title))
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:

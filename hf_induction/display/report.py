@@ -115,7 +115,9 @@ def nstar_vs_group(rows: Sequence[NstarRow]) -> list[GroupSeries]:
     for r in rows:
         c = tasks.parse(r.dataset, r.config)
         series[(r.dataset, c.family_name(), r.model)].append((c.family_param, r))
-    return [GroupSeries(d, f, m, tuple(sorted(pts, key=lambda p: p[0])))
+    # By size, then name: a group family's Z12, D6 and A4 share a size.
+    return [GroupSeries(d, f, m, tuple(sorted(pts, key=lambda p: (p[1].alphabet_size or 0,
+                                                                   str(p[0])))))
             for (d, f, m), pts in sorted(series.items()) if len(pts) > 1]
 
 

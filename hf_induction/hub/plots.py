@@ -191,14 +191,56 @@ def plot_nstar_vs_group(series: dict[str, list[tuple[int, int | None, int | None
         if beyond:
             ax.plot(*zip(*beyond, strict=True), linestyle="none", marker="^",
                     markerfacecolor="none", color=colours[label], label=f"{label}: N* > this")
+    sizes = sorted({g for points in series.values() for g, _, _ in points})
+    return _nstar_by_size(fig, ax, sizes, [str(g) for g in sizes], "group size |G|", title, path)
+
+
+def _nstar_by_size(fig, ax, ticks, labels, xlabel: str, title: str, path: Path,
+                   **tick_style) -> Path:
+    """The N*-against-size figures' axes: both logarithmic, a tick at each size, then saved."""
     ax.set_xscale("log")
     ax.set_yscale("log")
-    sizes = sorted({g for points in series.values() for g, _, _ in points})
-    ax.set_xticks(sizes, [str(g) for g in sizes])
+    ax.set_xticks(ticks, labels, **tick_style)
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-    ax.set_xlabel("group size |G|")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("N*")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     _legend(ax)
     return _save(fig, path)
+
+
+def plot_nstar_by_group(series: dict[str, list[tuple[str, int, bool, int | None, int | None]]],
+                        path: Path, title: str) -> Path:
+    """N* of each group against its order, log-log, where several groups share an order.
+
+    ``series`` maps a model to (group label, |G|, solvable, N* or None, largest failing N)
+    points. Groups of one order stand side by side, each named; a solvable group's marker is
+    a circle, a non-solvable one's a square (the TC⁰ / NC¹ line); an N* not found is an open
+    triangle at its largest failing N.
+    """
+    colours = _colours(sorted(series))
+    labels = sorted({(order, label) for points in series.values()
+                     for label, order, *_ in points})
+    # Side by side within an order: the k-th group of an order at order x 1.1^k.
+    place = {}
+    for order in sorted({o for o, _ in labels}):
+        same = [label for o, label in labels if o == order]
+        for k, label in enumerate(same):
+            place[label] = order * 1.12 ** (k - (len(same) - 1) / 2)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for model, points in sorted(series.items()):
+        colour = colours[model]
+        for solvable in (True, False):
+            found = [(place[g], n) for g, _, s, n, _ in points if s == solvable and n]
+            if found:
+                ax.plot(*zip(*found, strict=True), linestyle="none", color=colour,
+                        marker="o" if solvable else "s", markersize=6,
+                        label=f"{model}" + ("" if solvable else " (not solvable)"))
+        beyond = [(place[g], f) for g, _, _, n, f in points if n is None and f]
+        if beyond:
+            ax.plot(*zip(*beyond, strict=True), linestyle="none", marker="^",
+                    markerfacecolor="none", color=colour, label=f"{model}: N* > this")
+    return _nstar_by_size(fig, ax, [place[label] for _, label in labels],
+                          [label for _, label in labels], "group, by order |G|", title, path,
+                          rotation=45, fontsize="small")
