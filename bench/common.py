@@ -11,7 +11,7 @@ import torch
 from hf_induction.data import cell_arrays
 from hf_induction.models import build_model
 from hf_induction.search import ProbeOutcome, SearchSettings, run_search
-from hf_induction.tasks import TaskConfig, train_pool_size, vocab_of
+from hf_induction.tasks import WordProblemCell, train_pool_size, vocab_of
 from hf_induction.training import (
     TrainData,
     TrainSettings,
@@ -94,7 +94,7 @@ def stacked_and_one(factory, data, settings) -> tuple[float, float]:
 
 def cell_data(dataset: str, config: str) -> tuple[TrainData, int]:
     """A cell's whole training pool and validation set as tensors, and its vocabulary size."""
-    cfg = TaskConfig.parse(dataset, config)
+    cfg = WordProblemCell.parse(dataset, config)
     pool = train_pool_size(cfg)
     a = cell_arrays(cfg, 0, pool)
     tensors = (a.train_input_ids, a.train_labels, a.val_input_ids, a.val_labels)

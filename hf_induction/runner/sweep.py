@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..tasks import TaskCell, TaskConfig, parse
+from ..tasks import TaskCell, WordProblemCell, parse
 from ..yaml_files import read_yaml
 from .job import SearchJob, plan_jobs
 
@@ -68,7 +68,7 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
                 cells = [parse(entry["dataset"], name) for name in entry["configs"]]
             else:
                 cells = [
-                    TaskConfig(entry["dataset"], fmt, _length(length), dist, group)
+                    WordProblemCell(entry["dataset"], fmt, _length(length), dist, group)
                     for fmt in entry["formats"] for length in entry["lengths"]
                     for dist in entry.get("dists", ["fixed"])
                     for group in entry.get("groups", [None])

@@ -73,15 +73,12 @@ from .word_problems import (
     prompt_length,
 )
 
-# The old name of `WordProblemCell`, kept for callers outside the package's tasks room.
-TaskConfig = WordProblemCell
-
 __all__ = [
     "DATASETS", "DEFAULT_TRAIN_SIZE", "DISTS", "FAMILIES", "FORMATS", "GENERATOR_VERSION",
     "IGNORE", "LAYOUT_VERSION", "SCALAR", "SEQUENCE", "SPECIAL_TOKENS", "SPLITS",
     "CopyCell", "CyclicGroup", "Examples", "GitCell", "Group", "GroupFacts", "LoremCell",
     "NameGrammar", "PermutationGroup", "ProductGroup", "RetrievalCell", "SymmetricGroup",
-    "TaskCell", "TaskConfig", "Vocab", "WordProblemCell",
+    "TaskCell", "Vocab", "WordProblemCell",
     "HUB_ORG", "cyclic", "encode", "facts", "family", "generate", "grammar", "hub_dataset_id",
     "named", "parse", "parse_or_none", "pool_size", "prompt_length", "register_group",
     "register_groups_file", "sample_split", "symmetric", "train_pool_size",

@@ -134,7 +134,11 @@ def _row_hashes(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def _build_table(perms: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """``table[s, t]`` = id of ``s o t`` for a closed set of permutations ``[n, d]`` in id order,
-    composed a block of rows at a time and looked up by a hash of each row."""
+    each product found by a hash of its row.
+
+    The hash of ``s o t`` is ``sum_i s[t[i]] w_i = sum_j s[j] w[t^-1[j]]`` (mod 2^64): one
+    matrix product of the permutations with the weights each t moves, a block of rows of the
+    table at a time, with no product written out point by point."""
     n, d = perms.shape
     rng = np.random.default_rng(0)
     for _ in range(4):
@@ -146,13 +150,14 @@ def _build_table(perms: np.ndarray, dtype: np.dtype) -> np.ndarray:
     else:  # pragma: no cover - four colliding draws of 64-bit weights
         raise RuntimeError("could not hash the group's permutations apart")
     sorted_hashes = hashes[order]
+    moved = weights[np.argsort(perms, axis=1)].T  # [d, n]: moved[j, t] = w[t^-1[j]]
+    values = perms.astype(np.uint64)
     table = np.empty((n, n), dtype=dtype)
-    block = max(1, _TABLE_BLOCK_ENTRIES // max(1, n * d))
+    block = max(1, _TABLE_BLOCK_ENTRIES // n)
     for start in range(0, n, block):
-        s = perms[start:start + block]  # [b, d]
-        composed = s[:, perms]  # [b, n, d]: composed[x, t, i] = s[x, t[i]], (s o t)[i]
-        found = np.searchsorted(sorted_hashes, _row_hashes(composed.reshape(-1, d), weights))
-        table[start:start + block] = order[np.minimum(found, n - 1)].reshape(len(s), n)
+        products = values[start:start + block] @ moved  # [b, n] hashes of s o t
+        found = np.searchsorted(sorted_hashes, products.ravel())
+        table[start:start + block] = order[np.minimum(found, n - 1)].reshape(products.shape)
     return table
 
 

@@ -26,13 +26,13 @@ from hf_induction.results import NstarRow, ResultsFolder, kappa_rows
 from hf_induction.runner.job import SearchJob
 from hf_induction.search.oracle import probes_to_find
 from hf_induction.search.settings import PAPER_N_MAX
-from hf_induction.tasks import TaskConfig
+from hf_induction.tasks import WordProblemCell
 from tests.runner.helpers import run_script
 
 
 def row(config, n_star, failing, model="lstm", preset="tiny", dataset="modadd", probes=3,
         steps=1000, wall_s=36.0, hardware="x86_64 cpu x1 threads"):
-    vocab = TaskConfig.parse(dataset, config).vocab
+    vocab = WordProblemCell.parse(dataset, config).vocab
     runs = [{"n": 8, "lr": 0.01, "seed": 10, "steps": steps // probes}] * probes
     return NstarRow(
         key=f"k-{dataset}-{config}-{model}", dataset=dataset, config=config, model=model,
@@ -150,7 +150,7 @@ def test_probe_counts_come_from_the_searches_themselves(n_star):
 def test_sweep_cost_multiplies_probes_grid_budget_and_flops():
     from hf_induction.models.flops import train_step_flops
 
-    job = SearchJob(TaskConfig.parse("modadd", "acot_L10_uniform"), "lstm")
+    job = SearchJob(WordProblemCell.parse("modadd", "acot_L10_uniform"), "lstm")
     full = sweep_cost([job], None, ALGORITHM_1)["lstm"]
     from hf_induction.tasks import train_pool_size
 

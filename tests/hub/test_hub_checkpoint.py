@@ -37,11 +37,11 @@ PUSH = f"""
 import torch
 from hf_induction.hub import push_checkpoint
 from hf_induction.models import build_model
-from hf_induction.tasks import TaskConfig
+from hf_induction.tasks import WordProblemCell
 from hf_induction.tasks.tokenizer import build_tokenizer
 from transformers import GPT2Config, GPT2LMHeadModel
 torch.manual_seed(0)
-cfg = TaskConfig.parse("modadd", "acot_L5")
+cfg = WordProblemCell.parse("modadd", "acot_L5")
 tokenizer = build_tokenizer(cfg)
 model = build_model("dense_ssm", vocab_size=cfg.vocab, preset="tiny")
 fields = {FIELDS!r}

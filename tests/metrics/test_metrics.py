@@ -84,9 +84,9 @@ def test_evaluate_module_matches_the_functions():
 
 @pytest.mark.parametrize("fmt", ["acot", "outcome", "cot"])
 def test_a_perfect_next_token_predictor_scores_one_on_generated_rows(fmt):
-    from hf_induction.tasks import TaskConfig, generate
+    from hf_induction.tasks import WordProblemCell, generate
 
-    ex = generate(TaskConfig("modadd", fmt, 4, "uniform", G), "validation", seed=1)
+    ex = generate(WordProblemCell("modadd", fmt, 4, "uniform", G), "validation", seed=1)
     # The oracle's output at position j is the label at j + 1.
     oracle = np.roll(np.where(ex.labels == X, 0, ex.labels), -1, axis=1)
     assert state_accuracy(oracle, ex.labels, G) == 1.0

@@ -7,7 +7,7 @@ import torch
 from torch.func import stack_module_state
 
 from hf_induction.models import MODEL_NAMES, build_model
-from hf_induction.tasks import TaskConfig, generate
+from hf_induction.tasks import WordProblemCell, generate
 from hf_induction.training import causal_lm_loss
 from hf_induction.training.contract import check_model
 from hf_induction.training.steps import trimmed
@@ -23,7 +23,7 @@ def model_of(name, dtype=torch.float32, seed=0):
 
 
 def rows(fmt="acot", size=6):
-    ex = generate(TaskConfig("modadd", fmt, 4, "uniform"), "train", size, seed=0)
+    ex = generate(WordProblemCell("modadd", fmt, 4, "uniform"), "train", size, seed=0)
     return torch.from_numpy(ex.input_ids), torch.from_numpy(ex.labels)
 
 

@@ -21,9 +21,9 @@ def test_the_builder_and_the_pretrained_loader_do_not_import_each_other():
 
 def test_a_resolved_model_holds_what_its_jobs_need():
     from hf_induction.models.build import build_config, model_config_hash, resolve_model
-    from hf_induction.tasks import TaskConfig
+    from hf_induction.tasks import WordProblemCell
 
-    cell = TaskConfig.parse("modadd", "acot_L4_m3")
+    cell = WordProblemCell.parse("modadd", "acot_L4_m3")
     resolved = resolve_model("lstm", cell.vocab, "tiny")
     assert resolved.name == resolved.source.name == "lstm"
     assert resolved.tokenizer is None

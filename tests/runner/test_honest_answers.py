@@ -60,10 +60,10 @@ def test_the_plan_names_the_sizes_the_pool_allows_and_a_short_time_in_words():
     from hf_induction.runner.job import SearchJob
     from hf_induction.runner.plan import describe_plan
     from hf_induction.search import SearchSettings
-    from hf_induction.tasks import TaskConfig, train_pool_size
+    from hf_induction.tasks import WordProblemCell, train_pool_size
     from hf_induction.training import TrainSettings
 
-    job = SearchJob(TaskConfig.parse("modadd", "acot_L3_m2"), "dense_ssm")
+    job = SearchJob(WordProblemCell.parse("modadd", "acot_L3_m2"), "dense_ssm")
     assert train_pool_size(job.cell) == 7
     train = TrainSettings(max_steps=300, lrs=(3e-2,), seeds=(10,))
     search = SearchSettings(mode="refined", n_start=8, n_max=19_200)
@@ -75,7 +75,7 @@ def test_the_plan_names_the_sizes_the_pool_allows_and_a_short_time_in_words():
     text = describe_plan([job], lambda model: (train, small), {"dense_ssm": 1e-4})
     assert "refined search from N = 2 up to 5\n" in text
     # Cells of pools 3, 7 and 10 (the README's κ): each search stops at its own pool.
-    jobs = [SearchJob(TaskConfig.parse("modadd", name), "dense_ssm")
+    jobs = [SearchJob(WordProblemCell.parse("modadd", name), "dense_ssm")
             for name in ("acot_L2_m2", "acot_L3_m2", "acot_L3_uniform_m2")]
     text = describe_plan(jobs, lambda model: (train, search), {"dense_ssm": 1e-4})
     assert ("refined search from N = 8 (or a smaller cell's whole pool) up to each cell's "

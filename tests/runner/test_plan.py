@@ -2,11 +2,11 @@ import pytest
 
 from hf_induction.results import NstarRow, kappa_from_nstar
 from hf_induction.runner.job import SearchJob, kappa_groups, plan_jobs
-from hf_induction.tasks import TaskConfig
+from hf_induction.tasks import WordProblemCell
 
 
 def cell(name):
-    return TaskConfig.parse("modadd", name)
+    return WordProblemCell.parse("modadd", name)
 
 
 @pytest.mark.parametrize("name", ["acot_L5", "acot_L5_uniform", "acot_L5_s2l"])

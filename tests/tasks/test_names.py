@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from hf_induction.tasks import DATASETS, TaskConfig, WordProblemCell, family, grammar, parse
+from hf_induction.tasks import DATASETS, family, grammar, parse
 
 
 @pytest.mark.parametrize("dataset", DATASETS)
@@ -87,5 +87,7 @@ def test_a_cell_of_another_dataset_is_refused_with_the_datasets_it_serves():
         family("retrieval").parse("copy", "UR_L6")
 
 
-def test_the_old_word_problem_name_is_the_same_class():
-    assert TaskConfig is WordProblemCell
+def test_the_old_word_problem_name_is_gone():
+    import hf_induction.tasks as tasks
+
+    assert not hasattr(tasks, "TaskConfig") and "TaskConfig" not in tasks.__all__

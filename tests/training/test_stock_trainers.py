@@ -17,7 +17,7 @@ from transformers import TrainerCallback
 from hf_induction.data import to_dataset
 from hf_induction.metrics import exact_match, state_tracking_metrics
 from hf_induction.models import build_model
-from hf_induction.tasks import TaskConfig, generate, prompt_length, vocab_of
+from hf_induction.tasks import WordProblemCell, generate, prompt_length, vocab_of
 from hf_induction.tasks.tokenizer import build_tokenizer
 
 # End to end: trains to full accuracy under the Trainer and TRL.
@@ -26,11 +26,11 @@ pytestmark = pytest.mark.slow
 EVAL_STEPS = 100
 
 
-def rows(cfg: TaskConfig, split: str):
+def rows(cfg: WordProblemCell, split: str):
     return to_dataset(generate(cfg, split, None, seed=0)).select_columns(["input_ids", "labels"])
 
 
-def stock_gpt2(cfg: TaskConfig):
+def stock_gpt2(cfg: WordProblemCell):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     vocab = vocab_of(cfg)
@@ -65,7 +65,7 @@ def every_state_right(metrics: dict[str, float]) -> bool:
     return metrics["eval_state_accuracy"] == 1.0 and metrics["eval_final_state_accuracy"] == 1.0
 
 
-def stock_trainer(model, cfg: TaskConfig, cap: int, lr: float, tmp_path,
+def stock_trainer(model, cfg: WordProblemCell, cap: int, lr: float, tmp_path,
                   criterion: Callable[[dict[str, float]], bool] = every_state_right):
     """`transformers.Trainer` as its documentation writes it: no loss override, a stock
     collator that pads labels with -100, and our metrics as ``compute_metrics``; it evaluates
@@ -102,7 +102,7 @@ def train_to_criterion(trainer) -> StopAtCriterion:
 # at 900 steps on one machine and had not at 1,500 on another: twice that is its cap.
 @pytest.mark.parametrize("model_name,cap", [("stock_gpt2", 3000), ("dense_ssm", 1000)])
 def test_stock_trainer_learns_acot_to_full_validation_accuracy(model_name, cap, tmp_path):
-    cfg = TaskConfig.parse("modadd", "acot_L4")
+    cfg = WordProblemCell.parse("modadd", "acot_L4")
     torch.manual_seed(0)
     model = (stock_gpt2(cfg) if model_name == "stock_gpt2"
              else build_model(model_name, vocab_of(cfg).size, "tiny"))
@@ -110,7 +110,7 @@ def test_stock_trainer_learns_acot_to_full_validation_accuracy(model_name, cap, 
 
 
 def test_stock_trainer_learns_cot_and_generate_answers_the_states(tmp_path):
-    cfg = TaskConfig.parse("modadd", "cot_L3")
+    cfg = WordProblemCell.parse("modadd", "cot_L3")
     torch.manual_seed(0)
     model = stock_gpt2(cfg)
     # Every label right under teacher forcing, EOS included: then greedy generation is right
@@ -134,7 +134,7 @@ def test_stock_trainer_learns_cot_and_generate_answers_the_states(tmp_path):
 @pytest.mark.parametrize("model_name", ["lstm", "dense_ssm"])
 def test_trl_sft_trainer_trains_the_recurrent_models(model_name, tmp_path):
     trl = pytest.importorskip("trl")
-    cfg = TaskConfig.parse("modadd", "acot_L4")
+    cfg = WordProblemCell.parse("modadd", "acot_L4")
     torch.manual_seed(0)
     model = build_model(model_name, vocab_of(cfg).size, "tiny")
     chance = math.log(cfg.group.order)
