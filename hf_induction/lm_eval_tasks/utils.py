@@ -40,12 +40,17 @@ class Family:
     tasks: tuple[str, ...]
     prompt: Prompt
     lengths: tuple[int, ...] = ()
+    # The family parameter of each config (the group family's groups); None: the default.
+    params: tuple = (None,)
 
     @property
     def configs(self) -> tuple[str, ...]:
+        """The config names, as the family's grammar writes them."""
         if not self.lengths:
             return self.tasks
-        return tuple(f"{task}_L{n}" for task in self.tasks for n in self.lengths)
+        grammar = registry.family(self.dataset).grammar_of(self.dataset)
+        return tuple(grammar.write(task, n, grammar.dists[0], grammar.default if p is None else p)
+                     for p in self.params for task in self.tasks for n in self.lengths)
 
 
 # The group family's groups shipped: beside S_5 (permutation's), the smaller non-abelian ones
@@ -53,14 +58,13 @@ class Family:
 GROUPS: tuple[str, ...] = ("A4", "S4", "A5", "D6", "Q8", "A4xZ5", "S5")
 
 # What ships: the paper's state tracking at L = 10 (three formats on Z_5, two on S_5, and the
-# same two on each of `GROUPS`, whole config names); the second study's ten retrieval and copy
+# same two on each of `GROUPS`); the second study's ten retrieval and copy
 # tasks at its in-context lengths, and its natural scenarios at its sizes (a lorem paragraph of
 # 500 tokens; git histories of 20, 25 and 30 commits).
 FAMILIES: tuple[Family, ...] = (
     Family("modadd", ("outcome", "cot", "acot"), WORD_PROBLEM, (10,)),
     Family("permutation", ("outcome", "cot"), WORD_PROBLEM, (10,)),
-    Family("group", tuple(f"{f}_L10_{g}" for g in GROUPS for f in ("outcome", "cot")),
-           WORD_PROBLEM),
+    Family("group", ("outcome", "cot"), WORD_PROBLEM, (10,), params=GROUPS),
     Family("retrieval", RETRIEVAL_TASKS, RETRIEVAL, LENGTHS),
     Family("copy", COPY_TASKS, COPY, LENGTHS),
     Family("lorem", ("copy_L500",), LOREM),
