@@ -119,7 +119,8 @@ def element_orders(table: np.ndarray) -> np.ndarray:
 @functools.cache
 def facts(group: Group) -> GroupFacts:
     """The group's facts (cached per group: the table is read a few times over)."""
-    table = group.table().astype(np.intp)
+    # The ids as the table holds them (two bytes at the bound): numpy indexes with them as they are.
+    table = group.table()
     n = len(table)
     inverse = np.argmax(table == 0, axis=1)
     commuting = int((table == table.T).sum())

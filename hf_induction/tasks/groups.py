@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 MAX_SYMMETRIC_DEGREE = 6
-# Rows of the multiplication table composed at once: bounds the table build's scratch memory
-# (rows x |G| x degree integers) whatever the group.
+# Entries of the multiplication table composed at once: bounds the table build's scratch
+# memory whatever the group.
 _TABLE_BLOCK_ENTRIES = 1 << 22
 
 
@@ -62,9 +62,15 @@ class Group:
         raise NotImplementedError
 
     def table(self) -> np.ndarray:
-        """The multiplication table ``[|G|, |G|]``: ``table[a, b]`` is the id of ``a o b``."""
-        ids = np.arange(self.order, dtype=self.id_dtype)
-        return self.compose(ids[:, None], ids[None, :])
+        """The multiplication table ``[|G|, |G|]``: ``table[a, b]`` is the id of ``a o b``,
+        composed a block of rows at a time (no |G|² array wider than the ids)."""
+        n = self.order
+        ids = np.arange(n, dtype=self.id_dtype)
+        table = np.empty((n, n), dtype=self.id_dtype)
+        block = max(1, _TABLE_BLOCK_ENTRIES // n)
+        for start in range(0, n, block):
+            table[start:start + block] = self.compose(ids[start:start + block, None], ids[None, :])
+        return table
 
     @property
     def id_dtype(self) -> np.dtype:
