@@ -121,13 +121,13 @@ def test_space_table_loads_and_filters(space_url, tmp_path):
                 f"document.querySelectorAll('#kappa-table [role=columnheader]').length === "
                 f"{len(headers)}", timeout=20_000)
 
-            page.get_by_label("lstm").first.check()
+            page.locator("#model-filter").get_by_label("lstm").check()
             page.wait_for_function(
                 "document.querySelector('#kappa-table [role=grid]')"
                 ".getAttribute('aria-rowcount') === '3'", timeout=20_000)
             assert _models_shown(page) == ["lstm", "lstm"]
 
-            page.get_by_label("all").nth(2).check()  # model: all again
+            page.locator("#model-filter").get_by_label("all").check()  # model: all again
             page.get_by_placeholder("any cell").fill("S_5")
             page.wait_for_function(
                 "document.querySelector('#kappa-table [role=grid]')"

@@ -173,7 +173,7 @@ with gr.Blocks(title="κ leaderboard") as demo:
             # A group's side of the line: TC0 (solvable) or NC1-complete.
             side = gr.Radio(choices("word problem"), value=ALL, label="Word problem")
             fmt = gr.Radio(choices("format"), value=ALL, label="Format")
-            model = gr.Radio(choices("model"), value=ALL, label="Model")
+            model = gr.Radio(choices("model"), value=ALL, label="Model", elem_id="model-filter")
             text = gr.Textbox(label="Search", placeholder="any cell, e.g. lstm or Z_5")
         columns = gr.CheckboxGroup(list(TABLE.columns), value=list(TABLE.columns),
                                    label="Columns", elem_id="columns")
