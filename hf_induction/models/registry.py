@@ -55,7 +55,8 @@ MODEL_MODULES = (
     "mamba2",
     "xlstm",
     "hybrid",
-    # Delta-rule models, gated or not, with eigenvalues in [0, 1] or [-1, 1] (four names).
+    # Delta-rule models, gated or not, with eigenvalues in [0, 1] or [-1, 1] (four names), and
+    # DeltaProduct, n_h delta-rule steps per token (four settings).
     "deltanet",
 )
 

@@ -74,13 +74,14 @@ def test_save_load_round_trip_through_auto_classes(tiny_model, tmp_path):
 
 def paper_formula(name: str, config) -> int:
     V, d, L = config.vocab_size, config.hidden_size, config.num_hidden_layers
-    if "deltanet" in name:
-        # Embeddings; per block two RMS norms, q/k/v (3 d I), their convolution (3 I K), the
-        # step size (d H), with a gate also a_proj (d H), A and dt (2 H) and the output gate
-        # (d I); the output norm and projection; the SwiGLU MLP; the final norm; the head.
-        H, inner = config.num_heads, config.num_heads * config.head_dim
+    if "deltanet" in name or "deltaproduct" in name:
+        # Embeddings; per block two RMS norms, q and the n_h k and v ((1 + 2 n_h) d I), their
+        # convolution ((1 + 2 n_h) I K), the n_h step sizes (n_h d H), with a gate also a_proj
+        # (d H), A and dt (2 H) and the output gate (d I); the output norm and projection; the
+        # SwiGLU MLP; the final norm; the head.
+        H, inner, n = config.num_heads, config.num_heads * config.head_dim, config.num_householder
         gate = (d * H + 2 * H + d * inner) if config.gated else 0
-        mixer = 3 * d * inner + 3 * inner * config.conv_size + d * H + gate
+        mixer = (1 + 2 * n) * inner * (d + config.conv_size) + n * d * H + gate
         block = 2 * d + mixer + config.head_dim + inner * d + 3 * d * config.intermediate_size
         return V * d + L * block + d + d * V
     if name == "dense_ssm":

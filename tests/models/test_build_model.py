@@ -10,7 +10,9 @@ from hf_induction.tasks import Vocab
 def test_model_names_and_presets():
     assert set(MODEL_NAMES) == {"dense_ssm", "lstm", "gpt2", "mamba", "gpt2_offset", "rope",
                                 "mamba2", "xlstm", "hybrid", "deltanet", "deltanet_neg",
-                                "gated_deltanet", "gated_deltanet_neg"}
+                                "gated_deltanet", "gated_deltanet_neg", "deltaproduct2",
+                                "deltaproduct2_neg", "deltaproduct3_neg",
+                                "gated_deltaproduct2_neg"}
     assert set(PRESETS) == {"paper", "tiny"}
     for preset in PRESETS.values():
         assert set(preset) == set(MODEL_NAMES)

@@ -1,5 +1,6 @@
-"""DeltaNet and Gated DeltaNet, each with eigenvalues in [0, 1] or in [-1, 1]: configuration,
-model, the naive recurrence and the chunked kernel, and their four `SPECS`.
+"""DeltaNet and Gated DeltaNet, each with eigenvalues in [0, 1] or in [-1, 1], and DeltaProduct
+(n_h Householder factors per token): configuration, model, the naive recurrences and the
+chunked kernel, and their `SPECS`.
 
 The specs load without torch; the classes load, and register with the Auto classes, on first
 use.
@@ -9,12 +10,15 @@ from ..spec import CpuBudget, ModelSpec
 
 
 def flops_per_token(config, length: int) -> float:
-    # Per layer: the q/k/v, step-size, (gate) and output projections, the SwiGLU MLP, and the
-    # delta rule's three d_k x d_v products per head and token (recall, write, read; the
-    # chunked form does about as many); then the head. Convolutions and norms are elementwise.
+    # Per layer: the q, the n_h k/v, the n_h step-size, (gate) and output projections, the
+    # SwiGLU MLP, and the delta rule's three d_k x d_v products per head and factor (recall,
+    # write, read; the chunked form does about as many); then the head. Convolutions and
+    # norms are elementwise.
     d, heads, inner = config.hidden_size, config.num_heads, config.num_heads * config.head_dim
-    projections = 4 * d * inner + d * heads + (d * heads + d * inner if config.gated else 0)
-    memory = 3 * heads * config.head_dim * config.head_dim
+    n_h = config.num_householder
+    projections = ((2 + 2 * n_h) * d * inner + n_h * d * heads
+                   + (d * heads + d * inner if config.gated else 0))
+    memory = 3 * n_h * heads * config.head_dim * config.head_dim
     mlp = 3 * d * config.intermediate_size
     return config.num_hidden_layers * 2 * (projections + memory + mlp) + 2 * d * config.vocab_size
 
@@ -38,7 +42,7 @@ CPU_BUDGETS = {
 }
 
 _MODELING = "hf_induction.models.deltanet.modeling_deltanet"
-SPECS = tuple(
+DELTANET_SPECS = tuple(
     ModelSpec(
         name=name,
         config="hf_induction.models.deltanet.configuration_deltanet:DeltaNetConfig",
@@ -56,11 +60,49 @@ SPECS = tuple(
     )
 )
 
+
+def deltaproduct_presets(variant: dict) -> dict[str, dict]:
+    # Paper: DeltaNet's 6 blocks of width 256 with the MLP narrowed by what the extra keys and
+    # values cost, so that each setting has GPT-2's 5.00M parameters within 1.3% at vocabulary 9
+    # (n_h = 2: 5.06M, gated 5.02M; n_h = 3: 4.98M, gated 4.94M); tiny: DeltaNet's.
+    inner = 960 - 192 * variant["num_householder"] - 96 * variant["gated"]
+    return {"paper": {**PRESETS["paper"], "intermediate_size": inner, **variant},
+            "tiny": {**PRESETS["tiny"], **variant}}
+
+
+# The settings that test DeltaProduct's claim (more factors, more groups; reflections needed):
+# n_h = 2 and 3 with eigenvalues in [-1, 1], n_h = 2 in [0, 1] as the control, and the gated
+# n_h = 2 of the paper's language models. n_h = 1 is DeltaNet (`deltanet_neg`). Other settings:
+# `DeltaProductConfig` or a spec of one's own.
+DELTAPRODUCT_SPECS = tuple(
+    ModelSpec(
+        name=name,
+        config="hf_induction.models.deltanet.configuration_deltanet:DeltaProductConfig",
+        presets=deltaproduct_presets(variant),
+        flops_per_token=flops_per_token,
+        cpu_budget=CPU_BUDGETS[variant["gated"]],
+        auto_classes={"AutoModel": f"{_MODELING}:DeltaProductModel",
+                      "AutoModelForCausalLM": f"{_MODELING}:DeltaProductForCausalLM"},
+    )
+    for name, variant in (
+        ("deltaproduct2", {"num_householder": 2, "gated": False, "allow_neg_eigval": False}),
+        ("deltaproduct2_neg", {"num_householder": 2, "gated": False, "allow_neg_eigval": True}),
+        ("deltaproduct3_neg", {"num_householder": 3, "gated": False, "allow_neg_eigval": True}),
+        ("gated_deltaproduct2_neg",
+         {"num_householder": 2, "gated": True, "allow_neg_eigval": True}),
+    )
+)
+SPECS = DELTANET_SPECS + DELTAPRODUCT_SPECS
+
 __getattr__ = SPECS[0].exports(__name__, {
     "DeltaNetConfig": "configuration_deltanet", "DeltaNetCache": "modeling_deltanet",
     "DeltaNetForCausalLM": "modeling_deltanet", "DeltaNetModel": "modeling_deltanet",
-    "naive_delta_rule": "naive", "chunk_delta_rule": "chunked",
+    "DeltaProductConfig": "configuration_deltanet",
+    "DeltaProductForCausalLM": "modeling_deltanet", "DeltaProductModel": "modeling_deltanet",
+    "naive_delta_rule": "naive", "naive_delta_product": "naive", "chunk_delta_rule": "chunked",
+    "delta_product": "product",
 })
 
 __all__ = ["SPECS", "DeltaNetCache", "DeltaNetConfig", "DeltaNetForCausalLM", "DeltaNetModel",
-           "chunk_delta_rule", "naive_delta_rule"]
+           "DeltaProductConfig", "DeltaProductForCausalLM", "DeltaProductModel",
+           "chunk_delta_rule", "delta_product", "naive_delta_product", "naive_delta_rule"]

@@ -76,12 +76,15 @@ class DeltaNetConfig(PreTrainedConfig):
     eos_token_id: int | None = None
     pad_token_id: int | None = None
     tie_word_embeddings: bool = False
+    # Householder factors per token: one for DeltaNet (not a field, so DeltaNet's configs and
+    # their hashes are what they were); `DeltaProductConfig` makes it one.
+    num_householder = 1
 
     def __post_init__(self, **kwargs):
         if self.head_dim is None:
             self.head_dim = self.hidden_size // self.num_heads
         for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_heads", "head_dim",
-                     "intermediate_size", "chunk_size"):
+                     "intermediate_size", "chunk_size", "num_householder"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.conv_size < 0:
@@ -92,4 +95,29 @@ class DeltaNetConfig(PreTrainedConfig):
         super().__post_init__(**kwargs)
 
 
-__all__ = ["DeltaNetConfig"]
+class DeltaProductConfig(DeltaNetConfig):
+    r"""
+    Configuration of a [`DeltaProductForCausalLM`] (Siems et al., "DeltaProduct: Improving
+    State-Tracking in Linear RNNs via Householder Products", arXiv 2502.10297): a
+    [`DeltaNetConfig`] whose mixer takes ``num_householder`` delta-rule steps per token, each
+    with its own key, value and step size, so that a token's transition is a product of n_h
+    generalized Householder matrices (I - b k k^T):
+
+        S_t = a_t (prod_{j = n_h..1} (I - b_tj k_tj k_tj^T)) S_{t-1} + (the n_h writes)
+
+    With ``allow_neg_eigval`` each factor can be a reflection, and a product of n_h reflections
+    can express any permutation that is a product of n_h transpositions: S_3's 3-cycles need
+    n_h >= 2. The gate a_t (``gated``) acts once per token.
+
+    Args:
+        num_householder (`int`, *optional*, defaults to 2):
+            Householder factors n_h per token; 1 is DeltaNet exactly.
+        All other arguments as [`DeltaNetConfig`].
+    """
+
+    model_type = "hf_induction_deltaproduct"
+
+    num_householder: int = 2
+
+
+__all__ = ["DeltaNetConfig", "DeltaProductConfig"]

@@ -16,8 +16,9 @@ from transformers.modeling_layers import GradientCheckpointingLayer
 from transformers.utils import ModelOutput
 
 from .chunked import chunk_delta_rule
-from .configuration_deltanet import DeltaNetConfig
+from .configuration_deltanet import DeltaNetConfig, DeltaProductConfig
 from .naive import naive_delta_rule
+from .product import delta_product
 
 
 class DeltaNetCache:
@@ -113,11 +114,14 @@ class DeltaNetMixer(nn.Module):
         super().__init__()
         self.config = config
         self.num_heads, self.head_dim = config.num_heads, config.head_dim
+        self.num_householder = n_h = config.num_householder
         d, inner = config.hidden_size, config.num_heads * config.head_dim
-        self.qkv_proj = nn.Linear(d, 3 * inner, bias=False)
+        # One query, and a key, a value and a step size per Householder factor.
+        self.qkv_proj = nn.Linear(d, (1 + 2 * n_h) * inner, bias=False)
         if config.conv_size:
-            self.conv_weight = nn.Parameter(torch.empty(3 * inner, 1, config.conv_size))
-        self.b_proj = nn.Linear(d, config.num_heads, bias=False)
+            self.conv_weight = nn.Parameter(torch.empty((1 + 2 * n_h) * inner, 1,
+                                                        config.conv_size))
+        self.b_proj = nn.Linear(d, config.num_heads * n_h, bias=False)
         if config.gated:
             self.a_proj = nn.Linear(d, config.num_heads, bias=False)
             self.A_log = nn.Parameter(torch.empty(config.num_heads))
@@ -134,16 +138,19 @@ class DeltaNetMixer(nn.Module):
         qkv = self.qkv_proj(x)
         if self.config.conv_size:
             qkv, window = causal_conv(qkv, self.conv_weight, window)
-        q, k, v = (
-            t.view(batch, length, self.num_heads, self.head_dim).transpose(1, 2)
-            for t in F.silu(qkv).chunk(3, dim=-1)
-        )  # [B, H, T, head_dim]
+        n_h, inner = self.num_householder, self.num_heads * self.head_dim
+        q, k, v = F.silu(qkv).split([inner, n_h * inner, n_h * inner], dim=-1)
+        q = q.view(batch, length, self.num_heads, self.head_dim).transpose(1, 2)
+        # [B, H, T, n_h, head_dim]: factor j of every token and head.
+        k, v = (t.view(batch, length, n_h, self.num_heads, self.head_dim).permute(0, 3, 1, 2, 4)
+                for t in (k, v))
         # The memory is a product of T transitions: in half precision its rounding compounds
         # with the length, so the recurrence runs in float32 at least, autocast or not.
         dtype = torch.promote_types(self.qkv_proj.weight.dtype, torch.float32)
-        # Unit keys keep every transition's eigenvalues at 1 and 1 - b, inside [-1, 1].
+        # Unit keys keep every factor's eigenvalues at 1 and 1 - b, inside [-1, 1].
         q, k = F.normalize(q.to(dtype), dim=-1), F.normalize(k.to(dtype), dim=-1)
-        beta = torch.sigmoid(self.b_proj(x).to(dtype)).transpose(1, 2)  # [B, H, T]
+        beta = torch.sigmoid(self.b_proj(x).to(dtype)).view(batch, length, n_h, self.num_heads)
+        beta = beta.permute(0, 3, 1, 2)  # [B, H, T, n_h]
         if self.config.allow_neg_eigval:
             beta = 2 * beta
         g = None
@@ -152,11 +159,14 @@ class DeltaNetMixer(nn.Module):
             g = g.transpose(1, 2)
         v = v.to(dtype)
         with torch.autocast(x.device.type, enabled=False):
+            # Each Householder factor a sub-step of the rule (`product.py`; at n_h = 1 only
+            # reshapes).
             if self.config.delta_rule_kernel == "chunked" and length > 1:
-                o, memory = chunk_delta_rule(q, k, v, beta, g, initial_state=memory,
-                                             chunk_size=self.config.chunk_size)
+                o, memory = delta_product(chunk_delta_rule, q, k, v, beta, g,
+                                          initial_state=memory, chunk_size=self.config.chunk_size)
             else:
-                o, memory = naive_delta_rule(q, k, v, beta, g, initial_state=memory)
+                o, memory = delta_product(naive_delta_rule, q, k, v, beta, g,
+                                          initial_state=memory)
         o = self.o_norm(o.transpose(1, 2))  # [B, T, H, head_dim]
         if self.config.gated:
             o = o * F.silu(self.g_proj(x)).view_as(o)
@@ -374,4 +384,19 @@ class DeltaNetForCausalLM(DeltaNetPreTrainedModel, GenerationMixin):
         )
 
 
-__all__ = ["DeltaNetCache", "DeltaNetForCausalLM", "DeltaNetModel", "DeltaNetPreTrainedModel"]
+class DeltaProductModel(DeltaNetModel):
+    """DeltaNet's blocks with n_h Householder factors per token (`DeltaProductConfig`)."""
+
+    config: DeltaProductConfig
+    config_class = DeltaProductConfig
+
+
+class DeltaProductForCausalLM(DeltaNetForCausalLM):
+    """`DeltaNetForCausalLM` with n_h Householder factors per token (`DeltaProductConfig`)."""
+
+    config: DeltaProductConfig
+    config_class = DeltaProductConfig
+
+
+__all__ = ["DeltaNetCache", "DeltaNetForCausalLM", "DeltaNetModel", "DeltaNetPreTrainedModel",
+           "DeltaProductForCausalLM", "DeltaProductModel"]

@@ -40,3 +40,38 @@ def naive_delta_rule(
         S = S + torch.einsum("bhk,bhv->bhkv", k_t * beta[:, :, t, None], v[:, :, t] - recalled)
         outputs.append(torch.einsum("bhk,bhkv->bhv", q[:, :, t], S))
     return torch.stack(outputs, dim=2), S
+
+
+def naive_delta_product(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    beta: torch.Tensor,
+    g: torch.Tensor | None = None,
+    initial_state: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """DeltaProduct (Siems et al., arXiv 2502.10297), token by token and Householder factor by
+    factor: each token applies the gate once, then n_h rank-one updates, then is read,
+
+        S <- a_t S;   S <- (I - b_tj k_tj k_tj^T) S + b_tj k_tj v_tj^T  for j = 1..n_h;
+        o_t = S^T (s q_t)
+
+    so a token's transition is the product of n_h generalized Householder matrices.
+
+    Args:
+        q: [B, H, T, d_k]; k: [B, H, T, n_h, d_k]; v: [B, H, T, n_h, d_v]; beta: [B, H, T, n_h].
+        g, initial_state: as `naive_delta_rule` (one gate per token).
+    """
+    batch, heads, length, n_h, d_k = k.shape
+    eye = torch.eye(d_k, dtype=k.dtype, device=k.device)
+    S = q.new_zeros(batch, heads, d_k, v.shape[-1]) if initial_state is None else initial_state
+    outputs = []
+    for t in range(length):
+        if g is not None:
+            S = S * g[:, :, t, None, None].exp()
+        for j in range(n_h):
+            key, b = k[:, :, t, j, :, None], beta[:, :, t, j, None, None]  # [B, H, d_k, 1]
+            householder = eye - b * key @ key.transpose(-1, -2)
+            S = householder @ S + b * key @ v[:, :, t, j, None, :]
+        outputs.append(torch.einsum("bhk,bhkv->bhv", q[:, :, t] * d_k**-0.5, S))
+    return torch.stack(outputs, dim=2), S
