@@ -49,6 +49,7 @@ SLOW_FILES = (
     "tests/runner/test_device_check.py",
     "tests/results/test_published_folders.py",
     "tests/tasks/test_limits.py",
+    "tests/docs/test_doc_python.py",
     "tests/hub/test_hub_standin_clients.py",
     "tests/hub/test_hub_checkpoint.py",
     "tests/hub/test_hub_space.py",
