@@ -16,12 +16,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..tasks.cell import TaskCell
+from ..tasks.cell import NameGrammar, TaskCell
 from .prompts import HeadPrompts, prompts_from_cell, repeated_random_prompts
 
 # family -> the tasks a checkpoint of that family is read on.
 PROMPT_TASKS: dict[str, tuple[str, ...]] = {"copy": ("UF", "UB"), "retrieval": ("UR", "UL")}
 REPEATED = "repeated"
+# The repeated sets' config names, ``repeated_L{L}_V{V}``, written by the grammar every cell
+# name is: V always written (the set has no default alphabet).
+REPEATED_GRAMMAR = NameGrammar(REPEATED, "task", (REPEATED,), ("fixed",), "L >= 1",
+                               ("repeated_L10_V32",), letter="V", symbol="V",
+                               param_name="V symbols")
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,8 @@ class PromptSet:
 
 def repeated_set(cell: TaskCell) -> PromptSet:
     """Repeated random sequences over ``cell``'s symbols, at its length L."""
-    return PromptSet(REPEATED, f"repeated_L{cell.max_len}_V{cell.vocab.order}", cell)
+    name = REPEATED_GRAMMAR.write(REPEATED, cell.max_len, "fixed", cell.vocab.order)
+    return PromptSet(REPEATED, name, cell)
 
 
 def cell_sets(cells: Sequence[TaskCell]) -> list[PromptSet]:
