@@ -35,6 +35,7 @@ HASHES = {
     "lengthgen": "e2b5bd6213e6c72d",
     "lengthgen_eps1e-3": "7114c0ff3a90cdf5",
     "no_early_failure": "14dfdf7c26e57e5e",
+    "rates_deltaproduct": "3e9e67f868942fef",
 }
 
 # Folders made before the token layout of today (no layout_version, and no dtype or mixed
