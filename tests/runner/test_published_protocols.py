@@ -23,6 +23,7 @@ HASHES = {
     "cpu": "27e409f20cb64eb6",
     "cpu_m": "8807a4493b372611",
     "delta_parity": "01996c6ed8ae09e7",
+    "deltaproduct_z5_lr": "e73c30532de2893c",
     "early_failure_2500": "3a2e783cedaf2327",
     "finetune_no_offsets": "3fd7a6a38fc2f8a2",
     "finetune_offsets": "82eaee69dabe9cda",
