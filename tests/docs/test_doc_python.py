@@ -1,6 +1,7 @@
 """Every ```python block in the README and the documentation pages compiles, and runs as a
 reader would run it (a fresh interpreter, the page's own working folder, the Hub offline),
-unless its first line is a marker that says why not (``# long: why``, ``# needs: what``).
+unless its first line is a marker that says why not, in the shell blocks' convention
+(`test_doc_commands`: ``# long: why``, ``# needs: what``).
 A block whose lines end in a comment that spells a value (``expr   # 20``, ``# 'NC1-complete':
 why``) is held to it: the comment is the page's promise of what the line gives."""
 
@@ -16,15 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs.test_doc_commands import PAGES, ROOT, SMALL, _marker
 from tests.runner.helpers import env
 
 # End to end: fresh interpreters that build models and datasets.
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^( *)```python\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
-MARKER = re.compile(r"^#\s*(needs|long):\s*\S")
 # A line "expression   # value" or "# value: why": the value is a Python literal.
 PROMISE = re.compile(r"^(?P<expr>[^#=]+?)\s{2,}#\s*(?P<value>[^:]+?)(:.*)?$")
 
@@ -60,6 +59,12 @@ def checked(source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reader_env(folder: Path) -> dict:
+    # A datasets cache of its own: offline, a folder's cache can answer for another folder of
+    # the same basename.
+    return {**env(), "HF_DATASETS_CACHE": str(folder / "cache")}
+
+
 def prepare(page: str, folder: Path) -> None:
     """What the page's shell commands before its blocks leave in the reader's folder: the
     tasks page's `build-datasets` folder, at a small size."""
@@ -69,9 +74,10 @@ def prepare(page: str, folder: Path) -> None:
     command = re.search(r"^hf-induction build-datasets .*?(?<!\\)\n", text,
                         re.MULTILINE | re.DOTALL).group(0)
     words = shlex.split(command.replace("\\\n", " "), comments=True)
-    subprocess.run([sys.executable, "-m", "hf_induction", *words[1:], "--train-size", "50"],
-                   cwd=folder, env={**env(), "HF_DATASETS_CACHE": str(folder / "cache")},
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "hf_induction", *words[1:],
+                    *SMALL["build-datasets"]],
+                   cwd=folder, env=reader_env(folder), check=True, capture_output=True,
+                   timeout=300)
 
 
 def test_every_block_was_found():
@@ -82,15 +88,11 @@ def test_every_block_was_found():
 @pytest.mark.parametrize("page, line, source", BLOCKS, ids=[f"{p}:{n}" for p, n, _ in BLOCKS])
 def test_block_compiles_and_runs(page, line, source, tmp_path):
     compile(source, f"{page}:{line}", "exec")
-    first = source.splitlines()[0]
-    if MARKER.match(first):
+    if _marker(source.splitlines()[0]) is not None:
         return
     prepare(page, tmp_path)
     script = tmp_path / "block.py"
     script.write_text(checked(source))
-    # A datasets cache of its own: offline, a folder's cache can answer for another folder of
-    # the same basename.
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path,
-                          env={**env(), "HF_DATASETS_CACHE": str(tmp_path / "cache")},
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=reader_env(tmp_path),
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{page}:{line}\n{done.stdout}\n{done.stderr[-3000:]}"

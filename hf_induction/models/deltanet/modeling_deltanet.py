@@ -159,8 +159,8 @@ class DeltaNetMixer(nn.Module):
             g = g.transpose(1, 2)
         v = v.to(dtype)
         with torch.autocast(x.device.type, enabled=False):
-            # Each Householder factor a sub-step of the rule (`product.py`; at n_h = 1 only
-            # reshapes).
+            # Each Householder factor a sub-step of the rule (`product.py`; at n_h = 1 the
+            # tokens themselves).
             if self.config.delta_rule_kernel == "chunked" and length > 1:
                 o, memory = delta_product(chunk_delta_rule, q, k, v, beta, g,
                                           initial_state=memory, chunk_size=self.config.chunk_size)

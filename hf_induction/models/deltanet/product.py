@@ -5,7 +5,7 @@ The gate a_t acts on a token's first sub-step only (the others get log-gate 0), 
 after its last (the others get a zero query, whose output is dropped). So the chunked kernel
 (`chunked.py`) and the one-step recurrence (`naive.py`) both serve DeltaProduct unchanged, as
 fla's `gated_delta_product` does in its recurrent mode; tests hold both to the factor-by-factor
-reference `naive_delta_product`. At n_h = 1 the interleaving is only reshapes: DeltaNet's
+reference `naive_delta_product`. At n_h = 1 the rule gets the tokens as they are: DeltaNet's
 result, bit for bit.
 """
 
@@ -31,6 +31,11 @@ def delta_product(
     [B, H, T, n_h, d_v]; beta [B, H, T, n_h]; g [B, H, T] or None.
     """
     batch, heads, length, n_h, d_k = k.shape
+    if n_h == 1:
+        # One factor: the sub-steps are the tokens. Taken as they are, with none of the copies
+        # the interleaving below makes (DeltaNet's every step comes through here).
+        return rule(q, k[:, :, :, 0], v[:, :, :, 0], beta[..., 0], g,
+                    initial_state=initial_state, **kwargs)
     before = n_h - 1  # sub-steps before a token's last
 
     def substeps(x: torch.Tensor) -> torch.Tensor:
