@@ -14,7 +14,7 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import KW_ONLY, MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
@@ -66,24 +66,26 @@ class CellRow(Row):
     key: str
     dataset: str
     config: str
+    # Keyword-only, so the rows that extend this one keep positional columns of their own.
+    _: KW_ONLY
     # The cell parsed: L (the longest length), the family parameter as a label ("Z_5",
     # "S_3", "V16") and as the alphabet's size (|G| or V), the format or task ("acot",
     # "NRLast"), and the length law ("fixed", "uniform", "s2l").
-    max_len: int | None = field(default=None, kw_only=True)
-    variant: str | None = field(default=None, kw_only=True)
-    alphabet_size: int | None = field(default=None, kw_only=True)
-    kind: str | None = field(default=None, kw_only=True)
-    dist: str | None = field(default=None, kw_only=True)
+    max_len: int | None = None
+    variant: str | None = None
+    alphabet_size: int | None = None
+    kind: str | None = None
+    dist: str | None = None
     # A word problem's group, its facts (`tasks.group_facts`): the order, whether it is
     # abelian, solvable, nilpotent, its exponent and conjugacy classes, and the circuit class
     # of its word problem ("TC0" if solvable, "NC1-complete" if not). None for other families.
-    group_order: int | None = field(default=None, kw_only=True)
-    abelian: bool | None = field(default=None, kw_only=True)
-    solvable: bool | None = field(default=None, kw_only=True)
-    nilpotent: bool | None = field(default=None, kw_only=True)
-    exponent: int | None = field(default=None, kw_only=True)
-    conjugacy_classes: int | None = field(default=None, kw_only=True)
-    word_problem: str | None = field(default=None, kw_only=True)
+    group_order: int | None = None
+    abelian: bool | None = None
+    solvable: bool | None = None
+    nilpotent: bool | None = None
+    exponent: int | None = None
+    conjugacy_classes: int | None = None
+    word_problem: str | None = None
 
     def __post_init__(self) -> None:
         cell = tasks.parse_or_none(self.dataset, self.config)
@@ -101,6 +103,10 @@ def cell_columns(cell: tasks.TaskCell) -> dict[str, Any]:
 
 
 CELL_COLUMNS = tuple(f.name for f in fields(CellRow) if f.kw_only)
+
+
+# The columns an N* row copies from its `SearchResult` under the same name.
+_FROM_RESULT = ("pool_size", "n_cap", "n_star", "largest_failing", "num_probes", "total_steps")
 
 
 @dataclass(frozen=True)
@@ -157,13 +163,8 @@ class NstarRow(CellRow):
             model=model,
             model_config_hash=model_config_hash,
             search_mode=result.mode,
-            pool_size=result.pool_size,
-            n_cap=result.n_cap,
-            n_star=result.n_star,
-            largest_failing=result.largest_failing,
             search_end=result.end,
-            num_probes=result.num_probes,
-            total_steps=result.total_steps,
+            **{name: getattr(result, name) for name in _FROM_RESULT},
             probes=to_json([p.to_dict() for p in result.probes]),
             search_settings=to_json(settings.to_dict(), sort_keys=True),
             epsilon=float(epsilon),

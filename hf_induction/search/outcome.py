@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 # A run's ``stop_reason`` when its loss stopped being finite (one of the trainer's
@@ -22,17 +22,17 @@ class ProbeOutcome:
         best_val_loss: the lowest validation loss over all runs (``inf`` when none evaluated).
         steps: training steps spent in this probe, summed over its runs; runs answered
             from the journal count with the steps they originally took.
-        runs: one plain dict per training run (what the journal holds for it).
         wall_s: wall-clock seconds spent in this probe; runs answered from the journal
             count with the time they originally took, as their steps do.
+        runs: one plain dict per training run (what the journal holds for it).
     """
 
     n: int
     success: bool
     best_val_loss: float = math.inf
     steps: int = 0
-    runs: tuple[Mapping[str, Any], ...] = field(default=())
     wall_s: float = 0.0
+    runs: tuple[Mapping[str, Any], ...] = field(default=())
 
     def __post_init__(self) -> None:
         if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
@@ -57,14 +57,9 @@ class ProbeOutcome:
         return bool(trained) and all(r.get("stop_reason") == DIVERGED for r in trained)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "success": self.success,
-            "best_val_loss": self.best_val_loss,
-            "steps": self.steps,
-            "wall_s": self.wall_s,
-            "runs": [dict(run) for run in self.runs],
-        }
+        # The fields in order, each run a plain dict (a journal line's runs are mappings).
+        return {**{f.name: getattr(self, f.name) for f in fields(self)},
+                "runs": [dict(run) for run in self.runs]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ProbeOutcome:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .outcome import ProbeOutcome
@@ -100,13 +100,7 @@ class SearchResult:
         return f"{self.mode}: N* = {self.n_star:,} ({where}); {cost}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode,
-            "n_star": self.n_star,
-            "largest_failing": self.largest_failing,
-            "converged": self.converged,
-            "pool_size": self.pool_size,
-            "n_cap": self.n_cap,
-            "total_steps": self.total_steps,
-            "probes": [p.to_dict() for p in self.probes],
-        }
+        # The fields in order, with the steps they add up to before the probes.
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "probes"}
+        return {**data, "total_steps": self.total_steps,
+                "probes": [p.to_dict() for p in self.probes]}

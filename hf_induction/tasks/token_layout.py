@@ -20,6 +20,16 @@ SPECIAL_TOKENS = ("<bos>", "=", "<eos>", "<pad>")
 LAYOUT_VERSION = 2
 
 
+class _AfterSymbols:
+    """The id ``offset`` places after a vocabulary's last symbol: a read-only `Vocab` attribute."""
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+
+    def __get__(self, vocab: Vocab | None, owner: type | None = None) -> int:
+        return self if vocab is None else vocab.order + self.offset
+
+
 @dataclass(frozen=True)
 class Vocab:
     """Token ids of a vocabulary of ``order`` symbols (group elements, letters), then the
@@ -27,25 +37,8 @@ class Vocab:
 
     order: int
 
-    @property
-    def bos(self) -> int:
-        return self.order
-
-    @property
-    def sep(self) -> int:
-        return self.order + 1
-
-    @property
-    def eos(self) -> int:
-        return self.order + 2
-
-    @property
-    def pad(self) -> int:
-        return self.order + 3
-
-    @property
-    def size(self) -> int:
-        return self.order + 4
+    # The special tokens' ids in SPECIAL_TOKENS' order, then the vocabulary's size.
+    bos, sep, eos, pad, size = (_AfterSymbols(i) for i in range(len(SPECIAL_TOKENS) + 1))
 
     def special_token_ids(self) -> dict[str, int]:
         """The ids a model config carries (`transformers` names)."""

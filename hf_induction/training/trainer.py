@@ -6,6 +6,7 @@ import math
 import time
 from contextlib import nullcontext
 from functools import partial
+from typing import Any
 
 import torch
 from torch import nn
@@ -45,20 +46,13 @@ def evaluate(model: nn.Module, chunks: list[tuple[torch.Tensor, torch.Tensor]],
     return total / count
 
 
-def train_run(
-    model_factory: ModelFactory,
-    data: TrainData,
-    n: int,
-    lr: float,
-    seed: int,
-    settings: TrainSettings,
-    on_eval: EvalCallback | None = None,
-) -> RunResult:
+def train_run(*args: Any, **kwargs: Any) -> RunResult:
     """Train one model on the first ``n`` training rows with Adam (or AdamW: `optim`); the
-    reference trainer.
+    reference trainer. Arguments as `train_model` (model_factory, data, n, lr, seed, settings,
+    on_eval), whose result this is without the model.
 
     ``on_eval(lr, seed, step, val_loss)`` hears every evaluation."""
-    return train_model(model_factory, data, n, lr, seed, settings, on_eval)[0]
+    return train_model(*args, **kwargs)[0]
 
 
 def train_model(
