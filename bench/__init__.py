@@ -10,8 +10,8 @@ the package's trainer (`train_run`, `train_grid`), which is their reference.
 
 Sections: architecture_steps (every registered model's step time at both presets beside
 GPT-2's), copy_draw (copy's unique sources drawn as before against now, the same rows),
-delta_rule_chunked_vs_recurrent (DeltaNet's chunked kernel against its naive
-recurrence, training steps at T = 64 and 256), generation (examples per second of the task
+delta_rule_chunked_vs_recurrent (DeltaNet's and RWKV-7's chunked kernels against their naive
+recurrences, training steps at T = 64 and 256), generation (examples per second of the task
 generator), gemm (the machine's fp32 matrix-multiply rate, the practical peak every achieved
 rate is compared with), paper_step (per model, paper preset, batch 64, length 20: step time,
 analytic FLOPs, GFLOP/s and its ratio to gemm), dense_ssm_fast_vs_reference,

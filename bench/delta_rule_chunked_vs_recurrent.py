@@ -1,9 +1,10 @@
-"""The chunked delta rule against its step-by-step reference, in one run: a paper-preset
-DeltaNet and Gated DeltaNet training step (forward, loss, backward, Adam) at T = 64 and
-T = 256, batch 16, the same weights and batch under both kernels (``delta_rule_kernel``).
+"""The chunked delta rules against their step-by-step references, in one run: a paper-preset
+DeltaNet, Gated DeltaNet and RWKV-7 training step (forward, loss, backward, Adam) at T = 64
+and T = 256, batch 16, the same weights and batch under both kernels (each model's kernel
+field).
 
-The reference (`naive.py`) stays in the model's folder, where the tests hold the chunked
-kernel to it; only the timing is the benchmark's.
+The references (`naive.py`) stay in the models' folders, where the tests hold the chunked
+kernels to them; only the timing is the benchmark's.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ from hf_induction.models import build_model
 from .common import VOCAB, train_steps
 from .options import BenchOptions
 
+# Each model with the config field that picks its kernel ("chunked" or "recurrent").
+MODELS = (("deltanet", "delta_rule_kernel"), ("gated_deltanet", "delta_rule_kernel"),
+          ("rwkv7", "rwkv_kernel"))
+
 
 def run(options: BenchOptions) -> dict:
     out = {}
-    for name in ("deltanet", "gated_deltanet"):
+    for name, field in MODELS:
         for length in (64, 256):
             times = {}
             for kernel in ("chunked", "recurrent"):
                 torch.manual_seed(0)
-                model = build_model(name, VOCAB, "paper", delta_rule_kernel=kernel)
+                model = build_model(name, VOCAB, "paper", **{field: kernel})
                 times[kernel] = train_steps(model, 1 if options.quick else 3, batch=16,
                                             length=length)
                 out[f"{name}_{kernel}_T{length}_step_s"] = times[kernel]

@@ -58,6 +58,8 @@ MODEL_MODULES = (
     # Delta-rule models, gated or not, with eigenvalues in [0, 1] or [-1, 1] (four names), and
     # DeltaProduct, n_h delta-rule steps per token (four settings).
     "deltanet",
+    # RWKV-7: the generalized delta rule, with vector-valued decay and learning rate.
+    "rwkv7",
 )
 
 

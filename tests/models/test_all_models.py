@@ -84,6 +84,19 @@ def paper_formula(name: str, config) -> int:
         mixer = (1 + 2 * n) * inner * (d + config.conv_size) + n * d * H + gate
         block = 2 * d + mixer + config.head_dim + inner * d + 3 * d * config.intermediate_size
         return V * d + L * block + d + d * V
+    if name == "rwkv7":
+        # Embeddings and their norm; per block two layer norms, the time mix (six token-shift
+        # mixes, r, k, v, o, the decay, learning-rate and gate low-rank maps, the value
+        # residual's after the first block, k_k, k_a, r_k, the per-head norm) and the channel
+        # mix (its shift mix, key and value); the final norm; an untied head.
+        def low_rank(rank, bias=True):
+            return 2 * d * rank + (d if bias else 0)
+        time = (6 * d + 4 * d * d + low_rank(config.decay_low_rank_dim)
+                + low_rank(config.a_low_rank_dim) + low_rank(config.gate_low_rank_dim, False)
+                + 3 * d + 2 * d)
+        channel = d + 2 * d * config.intermediate_size
+        return (V * d + 2 * d + L * (4 * d + time + channel)
+                + (L - 1) * low_rank(config.v_low_rank_dim) + 2 * d + d * V)
     if name == "dense_ssm":
         # V transition matrices, h_0, read-out weight and bias.
         return V * d * d + d + d * V + V
