@@ -13,6 +13,22 @@ def assert_cache_continues(model, input_ids: torch.LongTensor, split: int) -> No
     torch.testing.assert_close(torch.cat([head.logits, tail], dim=1), full)
 
 
+def assert_generate_steps_with_a_constant_state(model) -> None:
+    """`generate()` reads the prompt once, then one token a step, from a state (the cache's
+    ``memories``) whose size does not grow with the length."""
+    model.eval()
+    lengths, sizes = [], []
+
+    def hook(module, args, kwargs, output):
+        lengths.append(kwargs["input_ids"].shape[1])
+        sizes.append(sum(m.numel() for m in output.cache.memories))
+
+    model.register_forward_hook(hook, with_kwargs=True)
+    model.generate(torch.tensor([[1, 2, 3, 4, 0]]), max_new_tokens=4, min_new_tokens=4,
+                   do_sample=False)
+    assert lengths == [5, 1, 1, 1] and len(set(sizes)) == 1
+
+
 def assert_backward_reaches_all_parameters(model, input_ids: torch.LongTensor) -> None:
     model.train()
     model.zero_grad(set_to_none=True)

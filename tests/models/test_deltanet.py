@@ -10,7 +10,7 @@ from hf_induction.models.deltanet.chunked import chunk_delta_rule
 from hf_induction.models.deltanet.naive import naive_delta_product, naive_delta_rule
 from hf_induction.models.deltanet.product import delta_product
 
-from .model_checks import assert_cache_continues
+from .model_checks import assert_cache_continues, assert_generate_steps_with_a_constant_state
 
 VARIANTS = ["deltanet", "deltanet_neg", "gated_deltanet", "gated_deltanet_neg"]
 PRODUCTS = ["deltaproduct2", "deltaproduct2_neg", "deltaproduct3_neg", "gated_deltaproduct2_neg"]
@@ -127,17 +127,8 @@ def test_the_cache_continues_the_sequence(name, split):
 
 
 def test_generate_feeds_one_token_per_step_and_keeps_a_constant_state():
-    model = build_model("gated_deltanet_neg", vocab_size=9, preset="tiny").eval()
-    lengths, sizes = [], []
-
-    def hook(module, args, kwargs, output):
-        lengths.append(kwargs["input_ids"].shape[1])
-        sizes.append(sum(m.numel() for m in output.cache.memories))
-
-    model.register_forward_hook(hook, with_kwargs=True)
-    model.generate(torch.tensor([[1, 2, 3, 4, 0]]), max_new_tokens=4, min_new_tokens=4,
-                   do_sample=False)
-    assert lengths == [5, 1, 1, 1] and len(set(sizes)) == 1
+    assert_generate_steps_with_a_constant_state(
+        build_model("gated_deltanet_neg", vocab_size=9, preset="tiny"))
 
 
 def test_the_causal_convolution_is_a_grouped_conv1d_and_continues_from_its_window():

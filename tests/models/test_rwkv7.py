@@ -12,7 +12,7 @@ from hf_induction.models.rwkv7.chunked import chunk_rwkv7
 from hf_induction.models.rwkv7.configuration_rwkv7 import MAX_CHUNK, RWKV7Config
 from hf_induction.models.rwkv7.naive import naive_rwkv7
 
-from .model_checks import assert_cache_continues
+from .model_checks import assert_cache_continues, assert_generate_steps_with_a_constant_state
 
 LOWEST_LOG_DECAY = -math.exp(-0.5)
 
@@ -155,17 +155,8 @@ def test_later_blocks_mix_in_the_first_blocks_values():
 
 
 def test_generate_feeds_one_token_per_step_and_keeps_a_constant_state():
-    model = build_model("rwkv7", vocab_size=9, preset="tiny").eval()
-    lengths, sizes = [], []
-
-    def hook(module, args, kwargs, output):
-        lengths.append(kwargs["input_ids"].shape[1])
-        sizes.append(sum(m.numel() for m in output.cache.memories))
-
-    model.register_forward_hook(hook, with_kwargs=True)
-    model.generate(torch.tensor([[1, 2, 3, 4, 0]]), max_new_tokens=4, min_new_tokens=4,
-                   do_sample=False)
-    assert lengths == [5, 1, 1, 1] and len(set(sizes)) == 1
+    assert_generate_steps_with_a_constant_state(
+        build_model("rwkv7", vocab_size=9, preset="tiny"))
 
 
 @pytest.mark.parametrize("field, value, message", [
