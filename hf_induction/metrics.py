@@ -116,6 +116,22 @@ def normalised_accuracy(accuracy: float, group_order: int) -> float:
     return float((accuracy - chance) / (1.0 - chance))
 
 
+def state_accuracy_by_position(predictions: Any, labels: Any, group_order: int) -> list[float]:
+    """Accuracy of the k-th state target for k = 1, 2, ...: entry k - 1 over the examples that
+    have at least k state targets (NaN past the longest). Where `state_accuracy` pools the
+    positions, this says where the errors are: a model right up to its training length and at
+    chance after it, or wrong from the start."""
+    predictions, labels = _shifted(predictions, labels)
+    mask = _state_mask(labels, group_order)
+    right = mask & (predictions == labels)
+    # Each state target's rank within its row: 0 for the first, 1 for the second, ...
+    rank = np.cumsum(mask, axis=1) - 1
+    longest = int(mask.sum(axis=1).max(initial=0))
+    counts = np.bincount(rank[mask], minlength=longest)
+    hits = np.bincount(rank[right], minlength=longest)
+    return [float(h / c) if c else float("nan") for h, c in zip(hits, counts, strict=True)]
+
+
 def state_tracking_metrics(predictions: Any, labels: Any, group_order: int) -> dict[str, float]:
     """All of the above at once, under the names the ``evaluate`` module returns."""
     state = state_accuracy(predictions, labels, group_order)

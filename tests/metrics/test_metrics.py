@@ -10,6 +10,7 @@ from hf_induction.metrics import (
     final_state_accuracy,
     normalised_accuracy,
     state_accuracy,
+    state_accuracy_by_position,
     state_tracking_metrics,
 )
 from hf_induction.tasks import IGNORE, Vocab
@@ -34,6 +35,36 @@ OUT_PRED = np.array([[1, 1, 1, 2, 1, 1], [1, 1, 1, 1, 1, 1]])
 def test_acot():
     assert state_accuracy(ACOT_PRED, ACOT_LABELS, G) == pytest.approx(4 / 6)
     assert final_state_accuracy(ACOT_PRED, ACOT_LABELS, G) == 0.5
+
+
+def test_accuracy_by_position_on_the_three_layouts():
+    # acot: s1 right in both rows, s2 and s3 right in the first only.
+    assert state_accuracy_by_position(ACOT_PRED, ACOT_LABELS, G) == [1.0, 0.5, 0.5]
+    # cot: EOS is not a state; the second row's s2 is wrong.
+    assert state_accuracy_by_position(COT_PRED, COT_LABELS, G) == [1.0, 0.5]
+    # outcome: one state a row, wherever it sits.
+    assert state_accuracy_by_position(OUT_PRED, OUT_LABELS, G) == [0.5]
+
+
+def test_accuracy_by_position_by_brute_force_over_ragged_rows():
+    # Rows of 1..8 states, right-padded; each entry k counted directly from the rows that
+    # have a k-th state. Pooled over positions it is `state_accuracy`.
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 9, size=40)
+    T = 2 + int(lengths.max()) + 1
+    labels = np.full((40, T), X)
+    predictions = rng.integers(0, G, size=(40, T))
+    for row, n in enumerate(lengths):
+        labels[row, 2:2 + n] = rng.integers(0, G, size=n)
+    by_position = state_accuracy_by_position(predictions, labels, G)
+    assert len(by_position) == lengths.max()
+    for k in range(int(lengths.max())):
+        rows = np.flatnonzero(lengths > k)
+        expected = np.mean([predictions[r, 1 + k] == labels[r, 2 + k] for r in rows])
+        assert by_position[k] == pytest.approx(expected)
+    weights = [int((lengths > k).sum()) for k in range(int(lengths.max()))]
+    assert np.average(by_position, weights=weights) == pytest.approx(
+        state_accuracy(predictions, labels, G))
 
 
 def test_cot_excludes_eos():
