@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
 import torch
 
 from hf_induction.data import cell_arrays
 from hf_induction.metrics import state_accuracy_by_position, state_tracking_metrics
 from hf_induction.models import build_model
+from hf_induction.runner.best_run import predict
 from hf_induction.tasks import generate, parse, train_pool_size
 from hf_induction.training import TrainData, TrainSettings, train_model
 
@@ -54,11 +54,7 @@ def main() -> None:
     result, model = train_model(lambda: build_model(args.model, cell.vocab, args.preset), data,
                                 args.n, args.lr, args.seed, settings)
     test = generate(cell, "test", None, 0)
-    model.eval()
-    with torch.no_grad():
-        predictions = np.concatenate([
-            model(input_ids=torch.from_numpy(test.input_ids[i:i + 256])).logits.argmax(-1)
-            .numpy() for i in range(0, len(test.input_ids), 256)])
+    predictions = predict(model, test.input_ids, "cpu")
     order = cell.vocab.order
     print(f"{args.model} {args.dataset}/{args.config}: N={args.n}, lr {args.lr}, seed {args.seed}, "
           f"{result.steps} steps, best validation loss {result.best_val_loss:.3g}")
