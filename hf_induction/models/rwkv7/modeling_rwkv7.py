@@ -24,10 +24,9 @@ from .naive import naive_rwkv7
 # The decay is w = exp(-e^-0.5 sigmoid(.)) in (0.545, 1), as the paper's exp(-exp(-softplus(.)
 # - 0.5)) bounds it: no token wipes a channel of the memory in one step.
 LOG_DECAY_BOUND = math.exp(-0.5)
-# The token-shift mixes of the time mix, one row each: receptance, decay, key, value, learning
-# rate, gate; and the exponent of each row's initial ramp over the channels.
-TIME_MIXES = ("r", "w", "k", "v", "a", "g")
-TIME_MIX_RAMPS = (0.2, 0.9, 0.7, 0.7, 0.9, 0.2)
+# The token-shift mixes of the time mix, one row each in this order (receptance, decay, key,
+# value, learning rate, gate), with the exponent of each row's initial ramp over the channels.
+TIME_MIX_RAMPS = {"r": 0.2, "w": 0.9, "k": 0.7, "v": 0.7, "a": 0.9, "g": 0.2}
 
 
 class RWKV7Cache:
@@ -117,7 +116,7 @@ class RWKV7TimeMix(nn.Module):
         super().__init__()
         self.config, self.layer_idx = config, layer_idx
         d, self.num_heads, self.head_dim = config.hidden_size, config.num_heads, config.head_dim
-        self.mix = nn.Parameter(torch.empty(len(TIME_MIXES), d))
+        self.mix = nn.Parameter(torch.empty(len(TIME_MIX_RAMPS), d))
         self.r_proj = nn.Linear(d, d, bias=False)
         self.k_proj = nn.Linear(d, d, bias=False)
         self.v_proj = nn.Linear(d, d, bias=False)
@@ -254,7 +253,8 @@ class RWKV7PreTrainedModel(PreTrainedModel):
         ramp, linear = n / d, n / max(d - 1, 1) - 0.5
         zigzag = ((n % head_dim) - (head_dim - 1) / 2) / max((head_dim - 1) / 2, 1)
         zigzag = zigzag * zigzag.abs()
-        init.copy_(module.mix, torch.stack([1 - ramp ** (p * remaining) for p in TIME_MIX_RAMPS]))
+        init.copy_(module.mix, torch.stack([1 - ramp ** (p * remaining)
+                                            for p in TIME_MIX_RAMPS.values()]))
         decay = -6 + 6 * (n / max(d - 1, 1)) ** (1 + depth ** 0.3)
         init.copy_(module.w_lora.up.bias, decay + 0.5 + 2.5 * zigzag)
         init.copy_(module.a_lora.up.bias, -0.19 + 0.3 * zigzag + 0.4 * linear)
