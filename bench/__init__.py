@@ -24,7 +24,9 @@ without the patience rule on small cells), early_decisions (refined searches of 
 with the default forecast rule and without it: N*, steps; with --replay also the first rule,
 the known-fate bounds and where the rule's steps go), threads (searches per hour: 1 process
 x 2 threads vs 2 processes x 1 thread), scheduling (a skewed fake campaign's makespan over
-its lower bound, static split against the dynamic queue, at 2, 4 and 8 processes).
+its lower bound, static split against the dynamic queue, at 2, 4 and 8 processes),
+warm_start (the published campaigns' refined searches replayed from their recorded probes,
+cold and from the hint their folder held: probes, steps, and whether any N* moved).
 Ratios are measured side by side in one run; absolute times on a shared machine are noisy.
 """
 
@@ -47,4 +49,5 @@ SECTIONS = (
     "scheduling",
     "search_speedup_vs_trainer",
     "threads",
+    "warm_start",
 )

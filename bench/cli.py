@@ -54,6 +54,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--forecast", metavar="KEY=VALUE,...", type=_forecast_parameters,
                    default={}, help="early_decisions --replay: the forecast rule's parameters "
                    "to replay, e.g. start=0.05,gap=0.05 (default: the rule's own)")
+    p.add_argument("--results", nargs="+", metavar="FOLDER", type=Path, default=(),
+                   help="warm_start: the results folders to replay (default: every published "
+                   "folder under results/)")
     p.add_argument(
         "--threads",
         type=int,
@@ -67,7 +70,7 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     options = BenchOptions(quick=args.quick, cells=tuple(args.cells) if args.cells else None,
                            curves=args.curves, record=args.record, replay=args.replay,
-                           forecast=args.forecast)
+                           forecast=args.forecast, results=tuple(args.results))
     import torch
 
     torch.set_num_threads(args.threads)

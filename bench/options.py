@@ -13,7 +13,8 @@ class BenchOptions:
     these parts; ``curves`` is where the searches without the rule write every run's
     evaluations; ``record`` trains each search once, every run to its end, into this file;
     ``replay`` decides the searches from such a recording without training; ``forecast``
-    holds the replayed forecast rule's parameters (empty: the rule's own)."""
+    holds the replayed forecast rule's parameters (empty: the rule's own); ``results`` are the
+    folders warm_start replays."""
 
     quick: bool = False
     cells: tuple[str, ...] | None = None
@@ -21,3 +22,5 @@ class BenchOptions:
     record: Path | None = None
     replay: Path | None = None
     forecast: dict = field(default_factory=dict)
+    # warm_start: the results folders to replay (empty: every published one).
+    results: tuple[Path, ...] = ()

@@ -186,6 +186,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with several processes: dynamic gives the next job to the first one "
                    "free (a counter in the launcher's rendezvous store); static gives each "
                    "every P-th job")
+    r.add_argument("--warm-start", action=argparse.BooleanOptionalAction, default=True,
+                   help="start each refined search from the N* of its nearest solved "
+                   "neighbour in OUT (a shorter length, a smaller m, or the other models on "
+                   "the cell) at a point of the cold search's own climb, so that under "
+                   "outcomes monotone in N it finds the same N* from fewer probes; it changes "
+                   "no run, and no protocol (default: on)")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     r.add_argument("--report-to", nargs="+", choices=REPORT_TO, default=["none"],
                    metavar="TRACKER",
@@ -397,7 +403,8 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,
             checkpoints_of=args.push_checkpoints or "nstar",
             report_to=tuple(args.report_to), logging_dir=args.logging_dir,
-            schedule=args.schedule, by_model=settings.by_model, sources=plan.sources,
+            schedule=args.schedule, warm_start=args.warm_start,
+            by_model=settings.by_model, sources=plan.sources,
             groups=plan.groups)
         resolve_models(plan, campaign.models)
         check_memory(plan.jobs, campaign.models,

@@ -38,6 +38,7 @@ from .checkpoints import push_winners
 from .job import SearchJob, kappa_groups
 from .lengthgen import lengthgen_check
 from .lengths import LengthRange, chosen_lengths
+from .neighbours import neighbour_hint
 from .ood import ood_check
 from .plan import lrs_text
 from .probe import JournalProbe, TrainPool
@@ -85,6 +86,10 @@ class Campaign:
     # Which process takes which job (schedule.py); it changes no result, so it is not part
     # of the protocol.
     schedule: str = "dynamic"
+    # Start each refined search from its nearest solved neighbour's N* in the folder
+    # (neighbours.py): under outcomes monotone in N the same N* from fewer probes, so it is
+    # not part of the protocol either.
+    warm_start: bool = True
     # Experiment trackers (`tracking.REPORT_TO`) and where TensorBoard writes (None: OUT/runs).
     report_to: tuple[str, ...] = ()
     logging_dir: Path | None = None
@@ -232,7 +237,13 @@ def plan_text(campaign: Campaign, processes: int = 1) -> str:
         data = train_data(job.job, min(train_pool_size(job.cell),
                                        job.train_settings.batch_size), job.tokens)
         step_s[model] = measure_grid_step_s(job.model_factory, data, job.train_settings)
-    return describe_plan(campaign.jobs, campaign.settings_for, step_s, processes)
+    text = describe_plan(campaign.jobs, campaign.settings_for, step_s, processes)
+    if campaign.warm_start and any(campaign.settings_for(m)[1].mode == "refined"
+                                   for m in step_s):
+        text += ("\n  warm start: a refined search starts at the point of its climb nearest "
+                 "its nearest finished neighbour's N* in the folder (--no-warm-start: from "
+                 "the first)")
+    return text
 
 
 def check_one(check, job: CampaignJob, folder: ResultsFolder, n: int | None, **options):
@@ -303,8 +314,13 @@ def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
         bar.write(f"  {job.label}: N={n:>9,} {probe_words(outcome)}")
         return outcome
 
+    hint = neighbour_hint(job.cell, job.model, folder.read_nstar()) \
+        if campaign.warm_start else None
+    if hint is not None and search.mode == "refined":
+        bar.write(f"  {job.label}: {hint.words()}")
     try:
-        result = run_search(traced, probe.pool_size, search)
+        result = run_search(traced, probe.pool_size, search,
+                            hint=None if hint is None else hint.size(probe.pool_size))
     finally:
         bar.close()
         if tracker is not None:
