@@ -1,7 +1,10 @@
-"""The best run of a probe, retrained to hand back its model, and its predictions: what the
-out-of-distribution and length-generalisation checks score."""
+"""The best run of a probe with its model (kept from the grid, or trained again), and its
+predictions: what the out-of-distribution and length-generalisation checks score."""
 
 from __future__ import annotations
+
+import math
+from dataclasses import fields
 
 import numpy as np
 import torch
@@ -9,7 +12,9 @@ import torch
 from ..data import TokenMap
 from ..tasks import Examples, TaskCell
 from ..training import RunResult, train_model
-from .probe import JournalProbe
+from ..training.steps import seeded_model
+from ..training.weights import load_weights
+from .probe import JournalProbe, best_rank
 
 # Logits held at once while predicting (float32: 1 GiB): a pretrained model's vocabulary of
 # 50,257 tokens would otherwise take 10 GB for 256 rows of 200 tokens.
@@ -41,14 +46,24 @@ def scores(cell: TaskCell, model: torch.nn.Module, examples: Examples, tokens: T
 
 
 def best_model(probe: JournalProbe, n: int) -> tuple[RunResult, torch.nn.Module]:
-    """Train the grid at ``n`` (journaled, so resumable), then retrain its best run on the
-    validation set (a success first, else the lowest loss) under the probe's own settings and
-    model factory: deterministic, the same model."""
+    """Train the grid at ``n`` (journaled, so resumable) and hand back its best run (a success
+    first, else the lowest validation loss) with its model: the weights the grid kept where
+    this sitting trained it (`JournalProbe.keep_at`), else the run trained again under the
+    probe's own settings and model factory (deterministic: the same model, up to the last
+    bits a stacked grid's batched arithmetic can move)."""
     outcome = probe(n)
-    best = min(outcome.runs, key=lambda r: (not r["success"], r["best_val_loss"] is None,
-                                            r["best_val_loss"] or 0.0))
-    return train_model(probe.model_factory, probe.data(n), n, best["lr"], best["seed"],
-                       probe.settings)
+    best = min(outcome.runs, key=lambda r: best_rank(r["success"], r["best_val_loss"]))
+    kept = probe.weights.get(n)
+    if kept is None or kept[:2] != (best["lr"], best["seed"]):
+        return train_model(probe.model_factory, probe.data(n), n, best["lr"], best["seed"],
+                           probe.settings)
+    settings = probe.settings
+    model = seeded_model(probe.model_factory, best["seed"], torch.device(settings.device),
+                         settings.torch_dtype)
+    # The journal writes a loss no evaluation measured (inf) as null.
+    result = RunResult(**{f.name: math.inf if best[f.name] is None else best[f.name]
+                          for f in fields(RunResult)})
+    return result, load_weights(model, kept[3])
 
 
 def finite_or_none(value: float) -> float | None:

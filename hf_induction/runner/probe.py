@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict
 
 import torch
@@ -40,6 +40,12 @@ def train_data(job: SearchJob, rows: int, tokens: TokenMap | None = None) -> Tra
         arrays.train_input_ids, arrays.train_labels, arrays.val_input_ids,
         arrays.val_labels)), whole_pool=train_pool_size(job.cell),
         positions=longest_row(job.cell))
+
+
+def best_rank(success: bool, best_val_loss: float | None) -> tuple[bool, float]:
+    """How a probe's runs rank for the checks: a success first, then the lowest validation
+    loss (None or inf: no evaluation measured one)."""
+    return (not success, math.inf if best_val_loss is None else best_val_loss)
 
 
 class TrainPool:
@@ -76,7 +82,8 @@ class JournalProbe:
                  model_factory: Callable[[], torch.nn.Module], key_fields: dict,
                  on_run: Callable[[dict], None] | None = None,
                  on_eval: Callable[[int, float, int, int, float, float], None] | None = None,
-                 pool: TrainPool | None = None):
+                 pool: TrainPool | None = None,
+                 keep: tuple[Collection[int], dict] | None = None):
         self.job = job
         self.folder = folder
         self.settings = settings
@@ -93,6 +100,11 @@ class JournalProbe:
         # probe trains them first, so where runs train one at a time a succeeding probe
         # usually costs one run. Rebuilt as a resumed search recalls its probes.
         self.winners: list[tuple[float, int]] = []
+        # The sizes at which the best run's final weights are kept, and where: {n: (lr, seed,
+        # rank, weights)}, shared with the job's other probes, so that a check at a size the
+        # search (or the check itself) trained in this sitting scores its best run without
+        # training it again (`best_run.best_model`). One model per size, not the grid's.
+        self.keep_at, self.weights = keep if keep is not None else ((), {})
 
     def run_key(self, n: int, lr: float, seed: int) -> str:
         return run_key(kind="run", n=int(n), lr=float(lr), seed=int(seed), **self.key_fields)
@@ -107,6 +119,12 @@ class JournalProbe:
         if self.on_run is not None:
             self.on_run(row)
         return row
+
+    def _keep(self, n: int, result: RunResult, weights: dict) -> None:
+        rank = best_rank(result.success, result.best_val_loss)
+        held = self.weights.get(n)
+        if held is None or rank < held[2]:
+            self.weights[n] = (result.lr, result.seed, rank, weights)
 
     def __call__(self, n: int) -> ProbeOutcome:
         start = time.perf_counter()
@@ -124,7 +142,9 @@ class JournalProbe:
                                  skip=set(recorded), first=self.winners,
                                  on_eval=None if self.on_eval is None else (
                                      lambda lr, seed, step, loss, train: self.on_eval(
-                                         n, lr, seed, step, loss, train)))
+                                         n, lr, seed, step, loss, train)),
+                                 on_weights=(lambda r, w: self._keep(n, r, w))
+                                 if n in self.keep_at else None)
             # A trainer that returns without calling back still gets every run journaled.
             for r in results:
                 if (r.lr, r.seed) not in recorded:

@@ -176,6 +176,13 @@ class CampaignJob:
         self.fields = {"dataset": job.cell.dataset, "config": str(job.cell),
                        "model": job.model, "model_config_hash": self.resolved.model.config_hash,
                        "protocol": protocol_hash, "data_seed": job.data_seed}
+        # The sizes its checks train at: every run's weights at those sizes are kept as the
+        # job trains them (search or check), so a check scores its best run without training
+        # it again; dropped with the job's data.
+        self.check_sizes = {self.check_size(n) for cells, n in (
+            (campaign.ood_cells, campaign.ood_n), (campaign.lengthgen_cells,
+                                                   campaign.lengthgen_n)) if job.cell in cells}
+        self.weights: dict = {}
 
     @property
     def cell(self) -> TaskCell:
@@ -198,6 +205,12 @@ class CampaignJob:
         """What a claim is taken on: the job's search (or checks) in this protocol."""
         return self.key("job", search=self.job.search)
 
+    def check_size(self, n: int | None) -> int:
+        """The size a check asked at ``n`` trains at (None: the largest the budget and the
+        pool allow)."""
+        n_max = self.search_settings.n_max
+        return min(n or n_max, n_max, train_pool_size(self.cell))
+
     @property
     def model_factory(self):
         return self.resolved.model.factory
@@ -216,12 +229,14 @@ class CampaignJob:
         winners of its own, so a check orders its runs as it would alone, whatever the
         search before it found."""
         return JournalProbe(self.job, folder, self.train_settings, self.model_factory,
-                            self.fields, on_run, on_eval, pool=self.pool)
+                            self.fields, on_run, on_eval, pool=self.pool,
+                            keep=(self.check_sizes, self.weights))
 
     def release_data(self) -> None:
         """Drop the job's arrays once it has run: the campaign keeps its jobs (for their
         keys) until the end, and must not keep every job's data with them."""
         self.__dict__.pop("pool", None)
+        self.weights.clear()
 
 
 def plan_text(campaign: Campaign, processes: int = 1) -> str:
@@ -249,10 +264,7 @@ def plan_text(campaign: Campaign, processes: int = 1) -> str:
 def check_one(check, job: CampaignJob, folder: ResultsFolder, n: int | None, **options):
     """Run an evaluation ``check`` (`ood_check`, `lengthgen_check`) of one job at size ``n``
     (None: the largest the budget and the pool allow), with the check's own ``options``."""
-    probe = job.probe(folder)
-    n_max = job.search_settings.n_max
-    n = min(n or n_max, n_max, probe.pool_size)
-    return check(probe, n, job.protocol_hash, **options)
+    return check(job.probe(folder), job.check_size(n), job.protocol_hash, **options)
 
 
 def ood_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> OodRow:

@@ -32,7 +32,8 @@ from hf_induction.training.steps import (
 )
 from hf_induction.training.tensors import TrainData, supervised_lengths
 from hf_induction.training.tracker import RunTracker
-from hf_induction.training.trainer import train_run
+from hf_induction.training.trainer import train_model
+from hf_induction.training.weights import WeightsCallback, stacked_weights, weights_of
 
 # A grid point: (learning rate, seed).
 Point = tuple[float, int]
@@ -149,6 +150,7 @@ def train_grid(
     skip: Collection[tuple[float, int]] = (),
     on_eval: EvalCallback | None = None,
     first: Sequence[Point] = (),
+    on_weights: WeightsCallback | None = None,
 ) -> list[RunResult]:
     """Train every (lr, seed) run of ``settings.grid`` on the first ``n`` training rows.
 
@@ -156,7 +158,7 @@ def train_grid(
     model's hand-batched ``stacked_forward`` if it has one, else under vmap; a model that
     does not run under vmap falls back to run-by-run training (logged once). ``"auto"`` stacks
     only where that wins (see ``TrainSettings.grid_mode``); a single run is never stacked.
-    ``grid_mode="sequential"`` calls ``train_run`` per run. Both give the same losses for every
+    ``grid_mode="sequential"`` calls ``train_model`` per run. Both give the same losses for every
     run when ``stop_on_first_success`` is False. When it is True, the first success decides
     the probe: stacked runs still active stop at that evaluation, and sequential runs not yet
     started are reported with zero steps; either way with ``stop_reason="probe_decided"``.
@@ -174,6 +176,8 @@ def train_grid(
         first: grid points to train before the others when runs train one at a time (those
             likeliest to succeed: a success there spares the rest). The order never changes
             whether the probe succeeds, which needs only one success among all runs.
+        on_weights: called with each trained run's result and its final weights (`weights`)
+            as it ends, so that a check can score the run without training it again.
 
     Returns:
         One result per trained grid point, in training order.
@@ -184,7 +188,8 @@ def train_grid(
     points += [point for point in settings.grid if point not in skip and point not in points]
     if not points:
         return []
-    runs = _GridRuns(model_factory, data, n, settings, points, on_run_done, on_eval)
+    runs = _GridRuns(model_factory, data, n, settings, points, on_run_done, on_eval,
+                     on_weights)
     if settings.grid_mode != "sequential" and len(points) > 1:
         device = torch.device(settings.device)
         probe_model = seeded_model(model_factory, points[0][1], device, settings.torch_dtype)
@@ -257,6 +262,7 @@ class _GridRuns:
     points: list[tuple[float, int]]
     on_run_done: RunCallback | None
     on_eval: EvalCallback | None
+    on_weights: WeightsCallback | None = None
 
 
 def _train_sequential(runs: _GridRuns) -> list[RunResult]:
@@ -267,8 +273,11 @@ def _train_sequential(runs: _GridRuns) -> list[RunResult]:
         if decided:
             result = RunTracker(settings).result(lr, seed, 0, 0.0, "probe_decided")
         else:
-            result = train_run(runs.model_factory, runs.data, runs.n, lr, seed, settings,
-                               runs.on_eval)
+            result, model = train_model(runs.model_factory, runs.data, runs.n, lr, seed,
+                                        settings, runs.on_eval)
+            if runs.on_weights is not None:
+                runs.on_weights(result, weights_of(model))
+            del model
             decided = settings.stop_on_first_success and result.success
         results.append(result)
         if runs.on_run_done is not None:
@@ -292,6 +301,7 @@ class _StackedGrid:
         self.settings = settings
         self.points = points
         self.on_run_done = on_run_done
+        self.on_weights = runs.on_weights
         self.device = torch.device(settings.device)
         self.batches = TrainBatches(data, n, self.device)
         self.val_chunks = validation_chunks(data, settings, self.device)
@@ -302,6 +312,7 @@ class _StackedGrid:
             self.params, self.buffers = stack_module_state(models)
             self.train_forward = self._hand_batched
             self.eval_forward = self._hand_batched
+            self.prefix = ""
         else:
             wrappers = [VmapForward(model) for model in models]
             self.template = wrappers[0]
@@ -309,6 +320,7 @@ class _StackedGrid:
             call = _stacked_call(self.template)
             self.train_forward = vmap(call, randomness="different")
             self.eval_forward = vmap(call, in_dims=(0, 0, None), randomness="different")
+            self.prefix = "model."  # the names `VmapForward` gives the model's weights
         # Each run draws its own offsets, as it would alone (None: positions start at 0).
         self.offsets = [position_offsets(models[0], data, settings, seed) for _, seed in points]
         decay = [name for name, p in self.params.items() if decays(p, stacked=True)]
@@ -414,6 +426,9 @@ class _StackedGrid:
             lr, seed = self.points[run]
             self.results[run] = self.trackers[run].result(
                 lr, seed, steps, self.clock.shares[run], reason)
+            if self.on_weights is not None:
+                self.on_weights(self.results[run], stacked_weights(
+                    self.params, self.buffers, slot, self.prefix))
             if self.on_run_done is not None:
                 self.on_run_done(self.results[run])
         self._keep([slot for slot in range(len(self.active)) if slot not in ending])

@@ -16,7 +16,7 @@ def fake_train_grid(calls, wall_s=0.0):
     """Trains nothing: records each call's ``first`` and ends the runs in training order,
     the way the sequential trainer does (the first success spares the rest)."""
     def train_grid(factory, data, n, settings, on_run_done=None, skip=(), on_eval=None,
-                   first=()):
+                   first=(), on_weights=None):
         points = [p for p in first if p not in skip]
         points += [p for p in settings.grid if p not in skip and p not in points]
         calls.append((n, list(first), points))

@@ -235,3 +235,45 @@ def test_hand_batched_grid_equals_sequential(data):
     )
     stacked, sequential = both_modes(lambda: WithStackedForward(hidden=32), data, 24, settings)
     assert_same_runs(stacked, sequential)
+
+
+@pytest.mark.parametrize(
+    "factory, mode",
+    [
+        (EmbedLinear, "sequential"),
+        (EmbedLinear, "stacked"),
+        (WithStackedForward, "stacked"),
+        (tiny_gpt2, "stacked"),
+    ],
+    ids=["sequential", "vmap", "hand-batched", "gpt2-vmap"],
+)
+def test_each_runs_weights_reload_into_a_fresh_model_as_they_ended(data, factory, mode):
+    # Runs end at different steps (a patience stop, the budget): each one's weights, loaded
+    # into a fresh model of the factory, give the validation loss of its last evaluation.
+    from hf_induction.training import evaluate
+    from hf_induction.training.steps import validation_chunks
+    from hf_induction.training.weights import load_weights
+
+    settings = TrainSettings(max_steps=30, eval_every=10, lrs=(3e-2, 1e-7), seeds=(1, 2),
+                             stop_on_first_success=False, early_failure=Patience(10),
+                             grid_mode=mode)
+    kept = {}
+    results = train_grid(factory, data, 24, settings,
+                         on_weights=lambda r, w: kept.__setitem__((r.lr, r.seed), w))
+    assert set(kept) == {(r.lr, r.seed) for r in results}
+    assert len({r.steps for r in results}) > 1
+    chunks = validation_chunks(data, settings, torch.device("cpu"))
+    for r in results:
+        fresh = factory()
+        assert evaluate(fresh, chunks) != pytest.approx(r.final_val_loss, rel=1e-6)
+        loss = evaluate(load_weights(fresh, kept[(r.lr, r.seed)]), chunks)
+        assert loss == pytest.approx(r.final_val_loss, rel=1e-5), r
+
+
+def test_weights_missing_a_parameter_are_refused():
+    from hf_induction.training.weights import load_weights, weights_of
+
+    weights = weights_of(EmbedLinear())
+    del weights["head.bias"]
+    with pytest.raises(KeyError, match="head.bias"):
+        load_weights(EmbedLinear(), weights)
