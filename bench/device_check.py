@@ -4,7 +4,7 @@
     python scripts/device_check.py --device cuda --json build/device_check.json
     python scripts/device_check.py --device cpu --preset tiny --quick   # the same path on a CPU
 
-Five measurements, each guarded so that a failure or the time budget ends that one only:
+Six measurements, each guarded so that a failure or the time budget ends that one only:
 - step_time: seconds per Adam step of every registered model at the preset, batch 64,
   length 20 (the paper's), and tokens per second;
 - delta_rule: the chunked delta rule (DeltaNet, Gated DeltaNet) against its recurrent
@@ -13,6 +13,9 @@ Five measurements, each guarded so that a failure or the time budget ends that o
   against one run timed alone (x15), same steps;
 - stacking: the stacked grid's step time at k = 1, 2, 4, ... runs, and the largest k whose
   step costs at most 1.5x one run's (the runs a device holds "for free");
+- processes: trained runs x steps per second of the Dense-SSM, the LSTM, GPT-2 and DeltaNet
+  with 1, 2, 4 and 8 processes on the one device, each training the paper's stacked grid
+  (what `estimate-grid --device-check` reads);
 - paper_probe: one real probe of the paper's protocol (`nstar.py --preset paper` with the
   forecast early-failure rule) on modadd acot_L10_uniform, its wall time and training steps.
 """
@@ -20,6 +23,7 @@ Five measurements, each guarded so that a failure or the time budget ends that o
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import platform
 import subprocess
@@ -144,6 +148,66 @@ def stacking(args) -> dict:
     return out
 
 
+def _process_worker(rank: int, name: str, preset: str, device: str, steps: int, barrier,
+                    answers) -> None:
+    """One of P processes sharing the device: the paper's 15-run grid of ``name``, stacked
+    where the trainer stacks it, for ``steps`` steps, timed from a common start."""
+    import torch
+
+    from hf_induction.models import build_model
+    from hf_induction.training import train_grid
+
+    torch.set_num_threads(1)
+    settings = timing_settings(steps, (1e-3, 1e-4, 1e-5), device=device)
+    data = echo_data()
+
+    def factory():
+        return build_model(name, VOCAB, preset)
+
+    train_grid(factory, data, 1024, dataclasses.replace(settings, max_steps=1))  # warm-up
+    barrier.wait()
+    start = time.perf_counter()
+    train_grid(factory, data, 1024, settings)
+    synchronise(device)
+    answers.put((rank, time.perf_counter() - start))
+
+
+def processes(args) -> dict:
+    """Trained runs x steps per second with P = 1, 2, 4, 8 processes on the one device, each
+    training the paper's 15-run grid: what `--nproc_per_node` above the device count buys
+    (with CUDA MPS running, their kernels overlap; without it they time-slice)."""
+    import torch.multiprocessing as mp
+
+    steps = 2 if args.quick else 30
+    counts = (1, 2) if args.quick else (1, 2, 4, 8)
+    # Quick: the path only (each process start imports torch and transformers, seconds).
+    models = ("dense_ssm",) if args.quick else ("dense_ssm", "lstm", "gpt2", "deltanet")
+    out = {}
+    ctx = mp.get_context("spawn")
+    for name in models:
+        rates = {}
+        for count in counts:
+            if args.left() <= 0:
+                break
+            barrier, answers = ctx.Barrier(count), ctx.Queue()
+            procs = [ctx.Process(target=_process_worker, args=(
+                r, name, args.preset, args.device, steps, barrier, answers))
+                for r in range(count)]
+            for proc in procs:
+                proc.start()
+            walls = [answers.get(timeout=max(60.0, args.left()))[1] for _ in procs]
+            for proc in procs:
+                proc.join()
+            rates[count] = count * 15 * steps / max(walls)
+            out[f"{name}_P{count}_run_steps_per_s"] = rates[count]
+        if rates:
+            best = max(rates, key=rates.get)
+            out[f"{name}_best_processes"] = best
+            out[f"{name}_run_steps_per_s"] = rates[best]
+            out[f"{name}_processes_gain"] = rates[best] / rates[counts[0]]
+    return out
+
+
 def paper_probe(args) -> dict:
     """One probe of the paper's protocol with early failure, through the command line."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -169,7 +233,7 @@ def paper_probe(args) -> dict:
 
 
 MEASUREMENTS = {"step_time": step_time, "delta_rule": delta_rule, "grid": grid,
-                "stacking": stacking, "paper_probe": paper_probe}
+                "stacking": stacking, "processes": processes, "paper_probe": paper_probe}
 
 
 def main(argv=None) -> int:

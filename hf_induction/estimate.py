@@ -86,3 +86,16 @@ def budget_fractions(rows: Sequence, protocol: Mapping) -> dict[str, float]:
         spent[r.model] += r.total_steps
         full[r.model] += r.num_probes * grid_size * train["max_steps"]
     return {m: spent[m] / full[m] for m in spent if full[m]}
+
+
+# The key of a model's best measured rate in the device check's JSON (`bench/device_check.py`,
+# its processes measurement): trained runs x steps per second, at its best process count.
+RATE_SUFFIX = "_run_steps_per_s"
+
+
+def measured_rates(check: Mapping) -> dict[str, float]:
+    """Per model: the trained runs x steps per second the device check measured (the best
+    process count's; the per-count figures ``MODEL_P4_run_steps_per_s`` are not read)."""
+    return {key.removesuffix(RATE_SUFFIX): float(value) for key, value in check.items()
+            if key.endswith(RATE_SUFFIX) and "_P" not in key.removesuffix(RATE_SUFFIX)[-4:]
+            and float(value) > 0}

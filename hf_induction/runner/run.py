@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from ..settings import SEARCH, TRAINING, protocol_record
 from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, train_pool_size
 from ..training import TrainSettings
 from .checkpoints import push_winners
+from .devices import device_share
 from .job import SearchJob, kappa_groups
 from .lengthgen import lengthgen_check
 from .lengths import LengthRange, chosen_lengths
@@ -253,6 +255,9 @@ def plan_text(campaign: Campaign, processes: int = 1) -> str:
                                        job.train_settings.batch_size), job.tokens)
         step_s[model] = measure_grid_step_s(job.model_factory, data, job.train_settings)
     text = describe_plan(campaign.jobs, campaign.settings_for, step_s, processes)
+    share = device_share(campaign.train.device)
+    if share is not None and share.shared:
+        text += "\n  " + share.words()
     if campaign.warm_start and any(campaign.settings_for(m)[1].mode == "refined"
                                    for m in step_s):
         text += ("\n  warm start: a refined search starts at the point of its climb nearest "
@@ -466,12 +471,20 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
     from accelerate import PartialState
 
     cpu = campaign.train.device == "cpu"
-    state = PartialState(cpu=cpu)
+    # More processes than GPUs: each trains on local rank mod the device count, and they wait
+    # on a gloo group, as a CPU launch does (devices.py).
+    share = device_share(campaign.train.device)
+    shared = share is not None and share.shared
+    if shared:
+        import torch
+
+        torch.cuda.set_device(share.device_of(int(os.environ.get("LOCAL_RANK", "0"))))
+    state = PartialState(cpu=cpu or shared)
 
     # Some accelerate releases pass device_ids to the barrier of a CPU (gloo) group too, which
     # then runs on the machine's GPU and fails on every rank past the GPUs there ("invalid
     # device ordinal"): a CPU campaign on a GPU machine waits on a gloo group itself.
-    gloo = cpu and state.num_processes > 1
+    gloo = (cpu or shared) and state.num_processes > 1
     if gloo:
         import torch.distributed as dist
 

@@ -182,3 +182,35 @@ def test_estimate_script_prints_both_protocols(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("| paper (Algorithm 1, full budgets) |") == 3  # 2 models + all
     assert "hours at 10 TFLOP/s" in done.stdout
+
+
+def test_measured_rates_are_each_models_best_and_skip_the_per_count_figures():
+    from hf_induction.estimate import measured_rates
+
+    check = {"device": "NVIDIA H200", "dense_ssm_P1_run_steps_per_s": 100.0,
+             "dense_ssm_P4_run_steps_per_s": 300.0, "dense_ssm_run_steps_per_s": 300.0,
+             "gpt2_run_steps_per_s": 50.0, "lstm_run_steps_per_s": 0.0, "gpt2_step_s": 0.1}
+    assert measured_rates(check) == {"dense_ssm": 300.0, "gpt2": 50.0}
+
+
+def test_estimate_from_a_device_check_divides_run_steps_by_the_measured_rate(tmp_path):
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text("sweep:\n  - {dataset: modadd, formats: [acot], lengths: [3], "
+                     "models: [lstm, gpt2], kappa: true}\n")
+    check = tmp_path / "check.json"
+    check.write_text(json.dumps({"device": "NVIDIA H200", "lstm_run_steps_per_s": 36.0}))
+    done = run_script("estimate_grid.py", "--sweep", str(sweep), "--tflops", "10",
+                      "--device-check", str(check))
+    assert done.returncode == 0, done.stderr
+    assert "hours on NVIDIA H200 (measured)" in done.stdout
+    assert "gpt2: not measured" in done.stdout
+    # The LSTM's paper-protocol row: its run-steps over 36 a second, in hours.
+    line = next(x for x in done.stdout.splitlines()
+                if x.startswith("| paper (Algorithm 1, full budgets) | lstm"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    steps = float(cells[5])
+    assert float(cells[-1].replace(",", "")) == pytest.approx(steps / 36 / 3600, rel=0.01)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    refused = run_script("estimate_grid.py", "--sweep", str(sweep), "--device-check", str(bad))
+    assert refused.returncode == 2 and "no MODEL_run_steps_per_s" in refused.stderr

@@ -29,6 +29,9 @@ def test_device_check_runs_on_the_cpu_and_writes_every_figure(tmp_path):
     for name in ("dense_ssm", "lstm", "gpt2", "rope"):
         assert figures[f"{name}_stacked_15_s"] > 0 and figures[f"{name}_sequential_15_s"] > 0
     assert figures["dense_ssm_free_runs"] >= 1 and figures["gpt2_stacked_1_step_s"] > 0
+    # One process and two on the device, each training the 15-run grid.
+    assert all(figures[f"dense_ssm_P{p}_run_steps_per_s"] > 0 for p in (1, 2))
+    assert figures["dense_ssm_best_processes"] in (1, 2)
     # The probe trained its grid (2 x 2 at the cpu preset) and journaled every run.
     assert figures["paper_probe_runs"] == 4 and figures["paper_probe_steps"] > 0
 
