@@ -60,6 +60,11 @@ MODEL_MODULES = (
     "deltanet",
     # RWKV-7: the generalized delta rule, with vector-valued decay and learning rate.
     "rwkv7",
+    # The delta-rule settings today's LLMs ship (eigenvalues in [0, 1]): Qwen3-Next's gated
+    # delta rule and Kimi Delta Attention, each with attention every fourth layer
+    # (transformers' classes).
+    "qwen3_next",
+    "kimi_linear",
 )
 
 

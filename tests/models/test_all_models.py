@@ -153,6 +153,42 @@ def paper_formula(name: str, config) -> int:
         mixers = sum(delta if kind == "linear_attention" else attention
                      for kind in config.layer_types)
         return V * d + mixers + L * (3 * d * config.intermediate_size + 2 * d) + d + d * V
+    if name.startswith("qwen3_next"):
+        # Embeddings; per linear layer dt and A per value head, the convolution over q, k, v
+        # (no bias), q, k, v and the output gate z, b and a per value head, the gated norm
+        # (one value head wide), the output projection; per attention layer Q and its output
+        # gate, K, V, O and the q/k norms; both a gated MLP of 3 d I and two RMS norms; the
+        # final norm; an untied head.
+        heads = config.linear_num_value_heads
+        keys = config.linear_num_key_heads * config.linear_key_head_dim
+        values = heads * config.linear_value_head_dim
+        linear = (2 * heads + (2 * keys + values) * config.linear_conv_kernel_dim
+                  + d * (2 * keys + 2 * values + 2 * heads) + config.linear_value_head_dim
+                  + values * d)
+        q, kv = (config.num_attention_heads * config.head_dim,
+                 config.num_key_value_heads * config.head_dim)
+        attention = d * (2 * q + 2 * kv) + q * d + 2 * config.head_dim
+        mixers = sum(linear if kind == "linear_attention" else attention
+                     for kind in config.layer_types)
+        return V * d + mixers + L * (3 * d * config.intermediate_size + 2 * d) + d + d * V
+    if name.startswith("kimi_linear"):
+        # Embeddings; per KDA layer q, k, v, their convolution (no bias), the forget gate's
+        # dt bias (per channel), A (per head) and low-rank map (rank = head width), beta per
+        # head, the output gate's low-rank map, the output norm (one head wide), the output
+        # projection; per MLA layer Q, the compressed key/value with the rotary key, its norm,
+        # its expansion to keys and values, O; both a gated MLP of 3 d I and two RMS norms;
+        # the final norm; an untied head.
+        heads, width = config.linear_num_heads, config.linear_head_dim
+        inner = heads * width
+        kda = (3 * d * inner + 3 * inner * config.linear_conv_kernel_dim + inner + heads
+               + 2 * (width * d + inner * width) + heads * d + width + d * inner)
+        h, rank = config.num_attention_heads, config.kv_lora_rank
+        qk = config.qk_nope_head_dim + config.qk_rope_head_dim
+        mla = (d * h * qk + d * (rank + config.qk_rope_head_dim) + rank
+               + rank * h * (config.qk_nope_head_dim + config.v_head_dim)
+               + h * config.v_head_dim * d)
+        mixers = sum(kda if kind == "linear_attention" else mla for kind in config.layer_types)
+        return V * d + mixers + L * (3 * d * config.intermediate_size + 2 * d) + d + d * V
     raise AssertionError(name)
 
 

@@ -12,7 +12,8 @@ def test_model_names_and_presets():
                                 "mamba2", "xlstm", "hybrid", "deltanet", "deltanet_neg",
                                 "gated_deltanet", "gated_deltanet_neg", "deltaproduct2",
                                 "deltaproduct2_neg", "deltaproduct3_neg",
-                                "gated_deltaproduct2_neg", "rwkv7"}
+                                "gated_deltaproduct2_neg", "rwkv7", "qwen3_next",
+                                "kimi_linear"}
     assert set(PRESETS) == {"paper", "tiny"}
     for preset in PRESETS.values():
         assert set(preset) == set(MODEL_NAMES)
