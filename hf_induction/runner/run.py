@@ -258,8 +258,8 @@ def plan_text(campaign: Campaign, processes: int = 1) -> str:
     share = device_share(campaign.train.device)
     if share is not None and share.shared:
         text += "\n  " + share.words()
-    if campaign.warm_start and any(campaign.settings_for(m)[1].mode == "refined"
-                                   for m in step_s):
+    if campaign.warm_start and any(j.search and campaign.settings_for(j.model)[1].mode
+                                   == "refined" for j in campaign.jobs):
         text += ("\n  warm start: a refined search starts at the point of its climb nearest "
                  "its nearest finished neighbour's N* in the folder (--no-warm-start: from "
                  "the first)")
