@@ -10,6 +10,22 @@ so each transition a (I - beta k k^T), with unit k and a decay a in (0, 1], has 
 from .gpt2 import TRANSFORMER_CPU_BUDGET
 from .spec import ModelSpec
 
+# Three linear layers, then attention: transformers' default pattern for OLMo Hybrid,
+# Qwen3-Next and Kimi Linear (layer i is attention when i % 4 == 3), stated for the latter two.
+LINEAR_THEN_ATTENTION = ["linear_attention"] * 3 + ["full_attention"]
+
+
+def layers_flops(config, linear: float, attention: float, attention_span: float) -> float:
+    """A stack of linear-attention and attention layers (``config.layer_types``), each with a
+    gated MLP of three matrices, and the head: ``linear`` and ``attention`` are a layer's
+    mixer multiply-adds per token, ``attention_span`` what QK^T and AV add per token of the
+    row (full length, as GPT-2's count has it)."""
+    d = config.hidden_size
+    mlp = 3 * d * config.intermediate_size
+    total = sum(2 * (linear + mlp) if kind == "linear_attention"
+                else 2 * (attention + mlp) + attention_span for kind in config.layer_types)
+    return total + 2 * d * config.vocab_size
+
 
 def flops_per_token(config, length: int) -> float:
     # Delta-rule layers: q, k (key width), v, output gate g (value width), a and b (one per
@@ -18,21 +34,13 @@ def flops_per_token(config, length: int) -> float:
     # Attention layers: Q, K, V, O (key/value heads may be fewer) and QK^T, AV at full length T,
     # as GPT-2's count has it. Both: a gated MLP of three matrices; and the head. The
     # convolution, the gates and the norms are elementwise and left out.
-    d, V, inner = config.hidden_size, config.vocab_size, config.intermediate_size
-    mlp = 3 * d * inner
+    d = config.hidden_size
     heads_v, d_k, d_v = (config.linear_num_value_heads, config.linear_key_head_dim,
                          config.linear_value_head_dim)
     keys, values = config.linear_num_key_heads * d_k, heads_v * d_v
     delta = d * (2 * keys + 2 * values + 2 * heads_v) + values * d + 3 * heads_v * d_k * d_v
     kv = d * config.num_key_value_heads // config.num_attention_heads
-    attention = 2 * d * d + 2 * d * kv
-    total = 0.0
-    for kind in config.layer_types:
-        if kind == "linear_attention":
-            total += 2 * (delta + mlp)
-        else:
-            total += 2 * (attention + mlp) + 4 * length * d
-    return total + 2 * d * V
+    return layers_flops(config, delta, 2 * d * d + 2 * d * kv, 4 * length * d)
 
 
 SPEC = ModelSpec(

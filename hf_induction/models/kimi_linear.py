@@ -8,6 +8,7 @@ fourth layer is multi-head latent attention (MLA). The MLP is dense in every lay
 """
 
 from .gpt2 import TRANSFORMER_CPU_BUDGET
+from .hybrid import LINEAR_THEN_ATTENTION, layers_flops
 from .spec import ModelSpec
 
 
@@ -17,8 +18,7 @@ def flops_per_token(config, length: int) -> float:
     # and the recurrence per head in recurrent form (read, rank-1 update, read-out: d_h^2
     # multiply-adds each). MLA layers: Q, the compressed key/value and its expansion, O, and
     # QK^T, AV at full length T. Both: a gated MLP of three matrices; and the head.
-    d, V = config.hidden_size, config.vocab_size
-    mlp = 3 * d * config.intermediate_size
+    d = config.hidden_size
     heads, d_h = config.linear_num_heads, config.linear_head_dim
     inner = heads * d_h
     kda = 4 * d * inner + 2 * (d * d_h + d_h * inner) + d * heads + 3 * heads * d_h * d_h
@@ -27,13 +27,7 @@ def flops_per_token(config, length: int) -> float:
     rank = config.kv_lora_rank
     mla = (d * h * qk + d * (rank + config.qk_rope_head_dim)
            + rank * h * (config.qk_nope_head_dim + config.v_head_dim) + h * config.v_head_dim * d)
-    total = 0.0
-    for kind in config.layer_types:
-        if kind == "linear_attention":
-            total += 2 * (kda + mlp)
-        else:
-            total += 2 * (mla + mlp) + 2 * length * h * (qk + config.v_head_dim)
-    return total + 2 * d * V
+    return layers_flops(config, kda, mla, 2 * length * h * (qk + config.v_head_dim))
 
 
 # The hybrid's shape (4 layers, d 256, MLP 1024): KDA with 4 heads of 64; MLA with 4 heads,
@@ -54,15 +48,12 @@ _SHAPE = {
              "max_position_embeddings": 1024},
 }
 
-# Three linear layers, then attention (transformers' default pattern, layer i attention when
-# i % 4 == 3). An all-linear stack builds and trains, but transformers 5.25's cache refuses to
-# size an attention mask without an attention layer, so ``generate()`` fails; not registered.
-LAYERS = ["linear_attention"] * 3 + ["full_attention"]
-
+# An all-KDA stack builds and trains, but transformers 5.25's cache cannot size an attention
+# mask without an attention layer, so ``generate()`` fails: not registered.
 SPEC = ModelSpec(
     name="kimi_linear",
     config="transformers:KimiLinearConfig",
-    presets={p: {**shape, "layer_types": LAYERS} for p, shape in _SHAPE.items()},
+    presets={p: {**shape, "layer_types": LINEAR_THEN_ATTENTION} for p, shape in _SHAPE.items()},
     flops_per_token=flops_per_token,
     # Provisional: the transformers' budget until its own is calibrated.
     cpu_budget=TRANSFORMER_CPU_BUDGET,

@@ -9,6 +9,7 @@ recurrence, at a size a grid of small runs cannot use.
 """
 
 from .gpt2 import TRANSFORMER_CPU_BUDGET
+from .hybrid import LINEAR_THEN_ATTENTION, layers_flops
 from .spec import ModelSpec
 
 
@@ -19,22 +20,14 @@ def flops_per_token(config, length: int) -> float:
     # Attention layers: Q and its gate (2 x heads x head_dim), K and V (key/value heads), O,
     # and QK^T, AV at full length T, as GPT-2's count has it. Both: a gated MLP of three
     # matrices; and the head. The convolution, the gates and the norms are elementwise.
-    d, V = config.hidden_size, config.vocab_size
-    mlp = 3 * d * config.intermediate_size
+    d = config.hidden_size
     heads_v, d_k, d_v = (config.linear_num_value_heads, config.linear_key_head_dim,
                          config.linear_value_head_dim)
     keys, values = config.linear_num_key_heads * d_k, heads_v * d_v
     delta = d * (2 * keys + 2 * values + 2 * heads_v) + values * d + 3 * heads_v * d_k * d_v
     q = config.num_attention_heads * config.head_dim
     kv = config.num_key_value_heads * config.head_dim
-    attention = d * (2 * q + 2 * kv) + q * d
-    total = 0.0
-    for kind in config.layer_types:
-        if kind == "linear_attention":
-            total += 2 * (delta + mlp)
-        else:
-            total += 2 * (attention + mlp) + 4 * length * q
-    return total + 2 * d * V
+    return layers_flops(config, delta, d * (2 * q + 2 * kv) + q * d, 4 * length * q)
 
 
 # The hybrid's shape (4 layers, d 256, MLP 1024, the second study's transformers): Qwen3-Next's
@@ -54,15 +47,12 @@ _SHAPE = {
              "mlp_only_layers": [0, 1, 2, 3], "max_position_embeddings": 1024},
 }
 
-# Three linear layers, then attention (transformers' default pattern, layer i attention when
-# i % 4 == 3). An all-linear stack builds and trains, but transformers 5.25's cache refuses to
-# size an attention mask without an attention layer, so ``generate()`` fails; not registered.
-LAYERS = ["linear_attention"] * 3 + ["full_attention"]
-
+# An all-linear stack builds and trains, but transformers 5.25's cache cannot size an attention
+# mask without an attention layer, so ``generate()`` fails: not registered.
 SPEC = ModelSpec(
     name="qwen3_next",
     config="transformers:Qwen3NextConfig",
-    presets={p: {**shape, "layer_types": LAYERS} for p, shape in _SHAPE.items()},
+    presets={p: {**shape, "layer_types": LINEAR_THEN_ATTENTION} for p, shape in _SHAPE.items()},
     flops_per_token=flops_per_token,
     # Provisional: the transformers' budget until its own is calibrated.
     cpu_budget=TRANSFORMER_CPU_BUDGET,
