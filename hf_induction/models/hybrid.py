@@ -27,20 +27,26 @@ def layers_flops(config, linear: float, attention: float, attention_span: float)
     return total + 2 * d * config.vocab_size
 
 
-def flops_per_token(config, length: int) -> float:
-    # Delta-rule layers: q, k (key width), v, output gate g (value width), a and b (one per
-    # value head), out (value width x d), and the recurrence per value head in recurrent form
-    # (the read k^T S, the rank-1 update and the read-out q^T S: d_k d_v multiply-adds each).
-    # Attention layers: Q, K, V, O (key/value heads may be fewer) and QK^T, AV at full length T,
-    # as GPT-2's count has it. Both: a gated MLP of three matrices; and the head. The
-    # convolution, the gates and the norms are elementwise and left out.
+def gated_delta_flops(config) -> float:
+    """A gated delta-rule layer's multiply-adds per token, in the fields OLMo Hybrid and
+    Qwen3-Next share: q, k (key width), v and the output gate (value width), a and b (one per
+    value head), the output projection, and the recurrence per value head in recurrent form
+    (the read k^T S, the rank-1 update and the read-out q^T S: d_k d_v each). The
+    convolution, the gates and the norms are elementwise and left out."""
     d = config.hidden_size
     heads_v, d_k, d_v = (config.linear_num_value_heads, config.linear_key_head_dim,
                          config.linear_value_head_dim)
     keys, values = config.linear_num_key_heads * d_k, heads_v * d_v
-    delta = d * (2 * keys + 2 * values + 2 * heads_v) + values * d + 3 * heads_v * d_k * d_v
+    return d * (2 * keys + 2 * values + 2 * heads_v) + values * d + 3 * heads_v * d_k * d_v
+
+
+def flops_per_token(config, length: int) -> float:
+    # Delta-rule layers (`gated_delta_flops`); attention layers: Q, K, V, O (key/value heads
+    # may be fewer) and QK^T, AV at full length T, as GPT-2's count has it.
+    d = config.hidden_size
     kv = d * config.num_key_value_heads // config.num_attention_heads
-    return layers_flops(config, delta, 2 * d * d + 2 * d * kv, 4 * length * d)
+    return layers_flops(config, gated_delta_flops(config), 2 * d * d + 2 * d * kv,
+                        4 * length * d)
 
 
 SPEC = ModelSpec(

@@ -9,25 +9,18 @@ recurrence, at a size a grid of small runs cannot use.
 """
 
 from .gpt2 import TRANSFORMER_CPU_BUDGET
-from .hybrid import LINEAR_THEN_ATTENTION, layers_flops
+from .hybrid import LINEAR_THEN_ATTENTION, gated_delta_flops, layers_flops
 from .spec import ModelSpec
 
 
 def flops_per_token(config, length: int) -> float:
-    # Linear layers: q, k (key width), v and the output gate z (value width), b and a (one per
-    # value head), the output projection, and the recurrence per value head in recurrent form
-    # (the read k^T S, the rank-1 update and the read-out q^T S: d_k d_v multiply-adds each).
-    # Attention layers: Q and its gate (2 x heads x head_dim), K and V (key/value heads), O,
-    # and QK^T, AV at full length T, as GPT-2's count has it. Both: a gated MLP of three
-    # matrices; and the head. The convolution, the gates and the norms are elementwise.
+    # Linear layers as OLMo Hybrid's (`gated_delta_flops`); attention layers: Q and its gate
+    # (2 x heads x head_dim), K and V (key/value heads), O, and QK^T, AV at full length T.
     d = config.hidden_size
-    heads_v, d_k, d_v = (config.linear_num_value_heads, config.linear_key_head_dim,
-                         config.linear_value_head_dim)
-    keys, values = config.linear_num_key_heads * d_k, heads_v * d_v
-    delta = d * (2 * keys + 2 * values + 2 * heads_v) + values * d + 3 * heads_v * d_k * d_v
     q = config.num_attention_heads * config.head_dim
     kv = config.num_key_value_heads * config.head_dim
-    return layers_flops(config, delta, d * (2 * q + 2 * kv) + q * d, 4 * length * q)
+    return layers_flops(config, gated_delta_flops(config), d * (2 * q + 2 * kv) + q * d,
+                        4 * length * q)
 
 
 # The hybrid's shape (4 layers, d 256, MLP 1024, the second study's transformers): Qwen3-Next's
