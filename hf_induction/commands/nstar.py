@@ -187,11 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
                    "free (a counter in the launcher's rendezvous store); static gives each "
                    "every P-th job")
     r.add_argument("--warm-start", action=argparse.BooleanOptionalAction, default=True,
-                   help="start each refined search from the N* of its nearest solved "
-                   "neighbour in OUT (a shorter length, a smaller m, or the other models on "
-                   "the cell) at a point of the cold search's own climb, so that under "
-                   "outcomes monotone in N it finds the same N* from fewer probes; it changes "
-                   "no run, and no protocol (default: on)")
+                   help="start each refined search from the N* of its nearest finished "
+                   "neighbour in OUT (the same model at a shorter length or smaller m, the "
+                   "other models on the cell, the same model at a longer length or on another "
+                   "group; one whose largest size failed sends it to its cap first), at a "
+                   "point of the cold search's own climb, so that under outcomes monotone in "
+                   "N it finds the same N* from fewer probes (1.53x fewer replayed on the "
+                   "published searches); it changes no run, and no protocol (default: on)")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     r.add_argument("--report-to", nargs="+", choices=REPORT_TO, default=["none"],
                    metavar="TRACKER",
