@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device-check", type=Path, metavar="JSON",
                    help="the JSON scripts/device_check.sh wrote on a GPU: hours from each "
                    "model's measured trained runs x steps per second (its processes "
-                   "measurement) in a column of their own, summed over the models it measured")
+                   "measurement) in a column of their own, summed over the models it measured "
+                   "(default: none; hours from --tflops only)")
     args = p.parse_args(argv)
     rates, device = {}, None
     if args.device_check is not None:
