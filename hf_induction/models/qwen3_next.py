@@ -8,9 +8,8 @@ layer (``mlp_only_layers``): the experts of the released model would add routing
 recurrence, at a size a grid of small runs cannot use.
 """
 
-from .gpt2 import TRANSFORMER_CPU_BUDGET
 from .hybrid import LINEAR_THEN_ATTENTION, gated_delta_flops, layers_flops
-from .spec import ModelSpec
+from .spec import CpuBudget, ModelSpec
 
 
 def flops_per_token(config, length: int) -> float:
@@ -47,6 +46,7 @@ SPEC = ModelSpec(
     config="transformers:Qwen3NextConfig",
     presets={p: {**shape, "layer_types": LINEAR_THEN_ATTENTION} for p, shape in _SHAPE.items()},
     flops_per_token=flops_per_token,
-    # Provisional: the transformers' budget until its own is calibrated.
-    cpu_budget=TRANSFORMER_CPU_BUDGET,
+    # Its own rates, at the transformers' steps: one run per rate on acot_L5's whole pool
+    # (results/rates_qwen3_next): 3e-3 came nearest ε (7.2e-4 at 3,000 steps), then 1e-3.
+    cpu_budget=CpuBudget(lrs=(3e-3, 1e-3), max_steps=5000, eval_every=100),
 )

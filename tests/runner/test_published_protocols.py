@@ -37,6 +37,7 @@ HASHES = {
     "lengthgen_eps1e-3": "7114c0ff3a90cdf5",
     "no_early_failure": "14dfdf7c26e57e5e",
     "rates_deltaproduct": "3e9e67f868942fef",
+    "rates_qwen3_next": "e2566cc999ee0e90",
     "rates_rwkv7": "fbd9e308f30f03b4",
 }
 
@@ -66,7 +67,9 @@ def recorded_commands(folder: str) -> list[str]:
     argvs = []
     for command in commands:
         words = shlex.split(command)
-        at = next((i for i, w in enumerate(words) if w.endswith("nstar.py")), None)
+        # scripts/nstar.py, hf-induction nstar or python -m hf_induction nstar.
+        at = next((i for i, w in enumerate(words) if w.endswith("nstar.py") or (
+            w == "nstar" and i and words[i - 1] in ("hf-induction", "hf_induction"))), None)
         if at is not None:
             argvs.append(shlex.join(words[at + 1:]))
     return argvs
