@@ -12,9 +12,12 @@ from .options import BenchOptions
 
 
 def run(options: BenchOptions) -> dict:
+    # --cells PART ...: only the models whose name holds a part, beside GPT-2.
+    names = [n for n in MODEL_NAMES if options.cells is None or n == "gpt2"
+             or any(part in n for part in options.cells)]
     out = {}
     for preset in ("tiny", "paper"):
-        for name in MODEL_NAMES:
+        for name in names:
             torch.manual_seed(0)
             model = build_model(name, VOCAB, preset)
             # A pure-PyTorch Mamba at the paper preset takes ~15 s a step on the CPU: one.
@@ -24,6 +27,6 @@ def run(options: BenchOptions) -> dict:
             out[f"{name}_{preset}_step_s"] = seconds
             out[f"{name}_{preset}_params"] = sum(p.numel() for p in model.parameters())
         gpt2 = out[f"gpt2_{preset}_step_s"]
-        for name in MODEL_NAMES:
+        for name in names:
             out[f"{name}_{preset}_step_vs_gpt2"] = out[f"{name}_{preset}_step_s"] / gpt2
     return out
