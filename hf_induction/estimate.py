@@ -10,6 +10,7 @@ searches actually spent, measured per model in a results folder.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -96,6 +97,9 @@ RATE_SUFFIX = "_run_steps_per_s"
 def measured_rates(check: Mapping) -> dict[str, float]:
     """Per model: the trained runs x steps per second the device check measured (the best
     process count's; the per-count figures ``MODEL_P4_run_steps_per_s`` are not read)."""
-    return {key.removesuffix(RATE_SUFFIX): float(value) for key, value in check.items()
-            if key.endswith(RATE_SUFFIX) and "_P" not in key.removesuffix(RATE_SUFFIX)[-4:]
-            and float(value) > 0}
+    rates = {}
+    for key, value in check.items():
+        model = key.removesuffix(RATE_SUFFIX)
+        if model != key and not re.search(r"_P\d+$", model) and float(value) > 0:
+            rates[model] = float(value)
+    return rates

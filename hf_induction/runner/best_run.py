@@ -54,7 +54,7 @@ def best_model(probe: JournalProbe, n: int) -> tuple[RunResult, torch.nn.Module]
     outcome = probe(n)
     best = min(outcome.runs, key=lambda r: best_rank(r["success"], r["best_val_loss"]))
     kept = probe.weights.get(n)
-    if kept is None or kept[:2] != (best["lr"], best["seed"]):
+    if kept is None or (kept.lr, kept.seed) != (best["lr"], best["seed"]):
         return train_model(probe.model_factory, probe.data(n), n, best["lr"], best["seed"],
                            probe.settings)
     settings = probe.settings
@@ -63,7 +63,7 @@ def best_model(probe: JournalProbe, n: int) -> tuple[RunResult, torch.nn.Module]
     # The journal writes a loss no evaluation measured (inf) as null.
     result = RunResult(**{f.name: math.inf if best[f.name] is None else best[f.name]
                           for f in fields(RunResult)})
-    return result, load_weights(model, kept[3])
+    return result, load_weights(model, kept.weights)
 
 
 def finite_or_none(value: float) -> float | None:

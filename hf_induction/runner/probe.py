@@ -11,6 +11,7 @@ import math
 import time
 from collections.abc import Callable, Collection
 from dataclasses import asdict
+from typing import NamedTuple
 
 import torch
 
@@ -48,6 +49,16 @@ def best_rank(success: bool, best_val_loss: float | None) -> tuple[bool, float]:
     return (not success, math.inf if best_val_loss is None else best_val_loss)
 
 
+class KeptRun(NamedTuple):
+    """The best run a probe trained at one size in this sitting: its grid point, its rank
+    (`best_rank`) and its final weights (`training.weights`)."""
+
+    lr: float
+    seed: int
+    rank: tuple[bool, float]
+    weights: dict
+
+
 class TrainPool:
     """A job's training rows and validation set as tensors, generated on first use and held
     for every search and check of the job: at the paper's size they take hundreds of MB and
@@ -83,7 +94,7 @@ class JournalProbe:
                  on_run: Callable[[dict], None] | None = None,
                  on_eval: Callable[[int, float, int, int, float, float], None] | None = None,
                  pool: TrainPool | None = None,
-                 keep: tuple[Collection[int], dict] | None = None):
+                 keep: tuple[Collection[int], dict[int, KeptRun]] | None = None):
         self.job = job
         self.folder = folder
         self.settings = settings
@@ -100,10 +111,10 @@ class JournalProbe:
         # probe trains them first, so where runs train one at a time a succeeding probe
         # usually costs one run. Rebuilt as a resumed search recalls its probes.
         self.winners: list[tuple[float, int]] = []
-        # The sizes at which the best run's final weights are kept, and where: {n: (lr, seed,
-        # rank, weights)}, shared with the job's other probes, so that a check at a size the
-        # search (or the check itself) trained in this sitting scores its best run without
-        # training it again (`best_run.best_model`). One model per size, not the grid's.
+        # The sizes at which the best run's final weights are kept, and where: {n: KeptRun},
+        # shared with the job's other probes, so that a check at a size the search (or the
+        # check itself) trained in this sitting scores its best run without training it
+        # again (`best_run.best_model`). One model per size, not the grid's.
         self.keep_at, self.weights = keep if keep is not None else ((), {})
 
     def run_key(self, n: int, lr: float, seed: int) -> str:
@@ -123,8 +134,8 @@ class JournalProbe:
     def _keep(self, n: int, result: RunResult, weights: dict) -> None:
         rank = best_rank(result.success, result.best_val_loss)
         held = self.weights.get(n)
-        if held is None or rank < held[2]:
-            self.weights[n] = (result.lr, result.seed, rank, weights)
+        if held is None or rank < held.rank:
+            self.weights[n] = KeptRun(result.lr, result.seed, rank, weights)
 
     def __call__(self, n: int) -> ProbeOutcome:
         start = time.perf_counter()

@@ -178,9 +178,9 @@ class CampaignJob:
         self.fields = {"dataset": job.cell.dataset, "config": str(job.cell),
                        "model": job.model, "model_config_hash": self.resolved.model.config_hash,
                        "protocol": protocol_hash, "data_seed": job.data_seed}
-        # The sizes its checks train at: every run's weights at those sizes are kept as the
-        # job trains them (search or check), so a check scores its best run without training
-        # it again; dropped with the job's data.
+        # The sizes its checks train at: the best run's weights at those sizes are kept as
+        # the job trains them (search or check), so a check scores its best run without
+        # training it again; dropped with the job's data.
         self.check_sizes = {self.check_size(n) for cells, n in (
             (campaign.ood_cells, campaign.ood_n), (campaign.lengthgen_cells,
                                                    campaign.lengthgen_n)) if job.cell in cells}
@@ -331,9 +331,10 @@ def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
         bar.write(f"  {job.label}: N={n:>9,} {probe_words(outcome)}")
         return outcome
 
+    # Only the refined search takes a hint: the paper's Algorithm 1 starts at N_max.
     hint = neighbour_hint(job.cell, job.model, folder.read_nstar()) \
-        if campaign.warm_start else None
-    if hint is not None and search.mode == "refined":
+        if campaign.warm_start and search.mode == "refined" else None
+    if hint is not None:
         bar.write(f"  {job.label}: {hint.words()}")
     try:
         result = run_search(traced, probe.pool_size, search,
