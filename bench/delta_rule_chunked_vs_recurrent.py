@@ -1,7 +1,7 @@
-"""The chunked delta rules against their step-by-step references, in one run: a paper-preset
-DeltaNet, Gated DeltaNet and RWKV-7 training step (forward, loss, backward, Adam) at T = 64
-and T = 256, batch 16, the same weights and batch under both kernels (each model's kernel
-field).
+"""The chunked kernels against their step-by-step references, in one run: a paper-preset
+DeltaNet, Gated DeltaNet, RWKV-7 and complex selective SSM training step (forward, loss,
+backward, Adam) at T = 64 and T = 256, batch 16, the same weights and batch under both
+kernels (each model's kernel field).
 
 The references (`naive.py`) stay in the models' folders, where the tests hold the chunked
 kernels to them; only the timing is the benchmark's.
@@ -18,7 +18,7 @@ from .options import BenchOptions
 
 # Each model with the config field that picks its kernel ("chunked" or "recurrent").
 MODELS = (("deltanet", "delta_rule_kernel"), ("gated_deltanet", "delta_rule_kernel"),
-          ("rwkv7", "rwkv_kernel"))
+          ("rwkv7", "rwkv_kernel"), ("selective_ssm_complex", "ssm_kernel"))
 
 
 def run(options: BenchOptions) -> dict:

@@ -65,6 +65,9 @@ MODEL_MODULES = (
     # (transformers' classes).
     "qwen3_next",
     "kimi_linear",
+    # Mamba-2's layer with its transition's eigenvalues real in [0, 1], real in [-1, 1]
+    # (negative-eigenvalue Mamba) or complex (Mamba-3's rotations): three settings.
+    "selective_ssm",
 )
 
 

@@ -189,6 +189,16 @@ def paper_formula(name: str, config) -> int:
                + h * config.v_head_dim * d)
         mixers = sum(kda if kind == "linear_attention" else mla for kind in config.layer_types)
         return V * d + mixers + L * (3 * d * config.intermediate_size + 2 * d) + d + d * V
+    if name.startswith("selective_ssm"):
+        # Embeddings; per block two RMS norms, the mixer's input projection to z and x (E each),
+        # B and C (N each), a time step per head and, complex, N / 2 angles; the convolution over
+        # x, B, C (no bias); dt bias, A and D per head; the gated norm (E); the output
+        # projection; the SwiGLU MLP; the final norm; an untied head.
+        E, N, H = config.expand * d, config.state_size, config.expand * d // config.head_dim
+        angles = N // 2 if name.endswith("complex") else 0
+        mixer = (d * (2 * E + 2 * N + H + angles) + (E + 2 * N) * config.conv_size + 3 * H + E
+                 + E * d)
+        return V * d + L * (2 * d + mixer + 3 * d * config.intermediate_size) + d + d * V
     raise AssertionError(name)
 
 

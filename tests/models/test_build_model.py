@@ -13,7 +13,8 @@ def test_model_names_and_presets():
                                 "gated_deltanet", "gated_deltanet_neg", "deltaproduct2",
                                 "deltaproduct2_neg", "deltaproduct3_neg",
                                 "gated_deltaproduct2_neg", "rwkv7", "qwen3_next",
-                                "kimi_linear"}
+                                "kimi_linear", "selective_ssm", "selective_ssm_neg",
+                                "selective_ssm_complex"}
     assert set(PRESETS) == {"paper", "tiny"}
     for preset in PRESETS.values():
         assert set(preset) == set(MODEL_NAMES)

@@ -1,8 +1,8 @@
 """Code marked ``# Copied from MODULE.OBJECT[ with A->B]`` stays equal to its source, as
 transformers checks its copies; a method marked with a class is a copy of that class's method
-of the same name. A checkpoint's remote code must be self-contained (each model
-folder is saved with its code), so the recurrent models' causal-LM heads are copies, not a
-shared module."""
+of the same name (a mark too long for a line may end in ``# noqa: E501``). A checkpoint's
+remote code must be self-contained (each model folder is saved with its code), so the
+recurrent models' causal-LM heads are copies, not a shared module."""
 
 import importlib
 import inspect
@@ -14,7 +14,8 @@ import pytest
 
 MODELS = Path(__file__).resolve().parents[2] / "hf_induction" / "models"
 MARK = re.compile(
-    r"^(?P<indent>\s*)# Copied from (?P<target>[\w.]+)(?: with (?P<a>\w+)->(?P<b>\w+))?$")
+    r"^(?P<indent>\s*)# Copied from (?P<target>[\w.]+)(?: with (?P<a>\w+)->(?P<b>\w+))?"
+    r"(?:  # noqa: E501)?$")
 
 
 def resolve(dotted: str):

@@ -39,6 +39,7 @@ HASHES = {
     "rates_deltaproduct": "3e9e67f868942fef",
     "rates_qwen3_next": "e2566cc999ee0e90",
     "rates_rwkv7": "fbd9e308f30f03b4",
+    "rates_selective_ssm": "79af1b3ac0f37cae",
 }
 
 # Folders made before the token layout of today (no layout_version, and no dtype or mixed
