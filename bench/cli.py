@@ -42,7 +42,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--cells", nargs="+", metavar="PART",
                    help="early_decisions: only the cells whose dataset/config/model holds one "
                    "of these, e.g. gpt2 or permutation/acot; architecture_steps: only the "
-                   "models whose name holds one, beside GPT-2")
+                   "models whose name holds one, beside GPT-2; delta_rule_chunked_vs_recurrent: "
+                   "only the models whose name holds one")
     p.add_argument("--curves", metavar="FILE", type=Path,
                    help="early_decisions: write every run's (step, validation loss, training "
                    "loss) of the searches without the rule to FILE (JSON), after each cell")

@@ -23,7 +23,10 @@ MODELS = (("deltanet", "delta_rule_kernel"), ("gated_deltanet", "delta_rule_kern
 
 def run(options: BenchOptions) -> dict:
     out = {}
+    # --cells PART ...: only the models whose name holds a part.
     for name, field in MODELS:
+        if options.cells is not None and not any(part in name for part in options.cells):
+            continue
         for length in (64, 256):
             times = {}
             for kernel in ("chunked", "recurrent"):

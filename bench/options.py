@@ -8,13 +8,14 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class BenchOptions:
-    """``quick``: smaller sizes, under 5 minutes for every section. The rest are read by
-    early_decisions only: ``cells`` keeps the cells whose dataset/config/model holds one of
-    these parts; ``curves`` is where the searches without the rule write every run's
-    evaluations; ``record`` trains each search once, every run to its end, into this file;
-    ``replay`` decides the searches from such a recording without training; ``forecast``
-    holds the replayed forecast rule's parameters (empty: the rule's own); ``results`` are the
-    folders warm_start replays."""
+    """``quick``: smaller sizes, under 5 minutes for every section. ``cells`` keeps the cells
+    (early_decisions) or models (architecture_steps, delta_rule_chunked_vs_recurrent) whose
+    dataset/config/model holds one of these parts. The rest are read by early_decisions
+    only: ``curves`` is where the searches without the rule write every run's evaluations;
+    ``record`` trains each search once, every run to its end, into this file; ``replay``
+    decides the searches from such a recording without training; ``forecast`` holds the
+    replayed forecast rule's parameters (empty: the rule's own); ``results`` are the folders
+    warm_start replays."""
 
     quick: bool = False
     cells: tuple[str, ...] | None = None

@@ -3,6 +3,20 @@
 import torch
 
 
+def perturbed(name: str, seed: int = 0, **overrides):
+    """A tiny model of ``name`` in float64 with every parameter moved off its initialisation
+    (which may zero blocks' output projections, so that any kernel would give the same
+    logits)."""
+    from hf_induction.models import build_model
+
+    torch.manual_seed(seed)
+    model = build_model(name, vocab_size=9, preset="tiny", **overrides).double().eval()
+    with torch.no_grad():
+        for param in model.parameters():
+            param.add_(0.3 * torch.randn_like(param))
+    return model
+
+
 def assert_cache_continues(model, input_ids: torch.LongTensor, split: int) -> None:
     """Logits of a prefix + cached state + suffix equal those of the whole sequence."""
     model.eval()

@@ -12,7 +12,11 @@ from hf_induction.models.rwkv7.chunked import chunk_rwkv7
 from hf_induction.models.rwkv7.configuration_rwkv7 import MAX_CHUNK, RWKV7Config
 from hf_induction.models.rwkv7.naive import naive_rwkv7
 
-from .model_checks import assert_cache_continues, assert_generate_steps_with_a_constant_state
+from .model_checks import (
+    assert_cache_continues,
+    assert_generate_steps_with_a_constant_state,
+    perturbed,
+)
 
 LOWEST_LOG_DECAY = -math.exp(-0.5)
 
@@ -34,17 +38,6 @@ def operands(length: int = 21, seed: int = 0, dk: int = 6, dv: int = 5):
     kk = torch.nn.functional.normalize(randn(B, H, length, dk), dim=-1)
     a = rand(B, H, length, dk)
     return r, log_w, k, v, kk, a, randn(B, H, dk, dv)
-
-
-def perturbed(seed: int = 0, **overrides):
-    """A tiny RWKV-7 in float64 with every parameter moved off its initialisation (which zeroes
-    the blocks' output projections, so that any kernel would give the same logits)."""
-    torch.manual_seed(seed)
-    model = build_model("rwkv7", vocab_size=9, preset="tiny", **overrides).double().eval()
-    with torch.no_grad():
-        for param in model.parameters():
-            param.add_(0.3 * torch.randn_like(param))
-    return model
 
 
 @pytest.mark.parametrize("chunk_size, length", [(4, 21), (8, 16), (16, 37), (64, 21), (5, 1)])
@@ -120,8 +113,8 @@ def test_a_tokens_eigenvalues_are_real_and_reach_below_zero_but_not_to_minus_one
 
 
 def test_the_chunked_model_computes_the_recurrent_models_logits():
-    chunked = perturbed(chunk_size=4)
-    recurrent = perturbed(rwkv_kernel="recurrent")
+    chunked = perturbed("rwkv7", chunk_size=4)
+    recurrent = perturbed("rwkv7", rwkv_kernel="recurrent")
     recurrent.load_state_dict(chunked.state_dict())
     ids = torch.randint(0, 9, (3, 11), generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
@@ -135,11 +128,11 @@ def test_the_cache_continues_the_sequence(split):
     # The memory and both token shifts carry across the split; chunks of 4 so that the prompt,
     # the continuation or both span several chunks.
     ids = torch.randint(0, 9, (2, 13), generator=torch.Generator().manual_seed(2))
-    assert_cache_continues(perturbed(chunk_size=4), ids, split)
+    assert_cache_continues(perturbed("rwkv7", chunk_size=4), ids, split)
 
 
 def test_later_blocks_mix_in_the_first_blocks_values():
-    model = perturbed()
+    model = perturbed("rwkv7")
     first, second = (block.time_mix for block in model.model.layers)
     assert not hasattr(first, "v_lora") and hasattr(second, "v_lora")
     ids = torch.randint(0, 9, (2, 6), generator=torch.Generator().manual_seed(3))

@@ -11,7 +11,11 @@ from hf_induction.models.selective_ssm.chunked import chunk_ssm
 from hf_induction.models.selective_ssm.configuration_selective_ssm import SelectiveSSMConfig
 from hf_induction.models.selective_ssm.naive import naive_ssm
 
-from .model_checks import assert_cache_continues, assert_generate_steps_with_a_constant_state
+from .model_checks import (
+    assert_cache_continues,
+    assert_generate_steps_with_a_constant_state,
+    perturbed,
+)
 
 SETTINGS = ("selective_ssm", "selective_ssm_neg", "selective_ssm_complex")
 
@@ -136,16 +140,6 @@ def test_the_settings_differ_in_the_transition_alone():
     with torch.no_grad():
         ours, reference = complex_(input_ids=ids).logits, real(input_ids=ids).logits
     torch.testing.assert_close(ours, reference, rtol=0, atol=1e-12)
-
-
-def perturbed(name: str, seed: int = 0, **overrides):
-    """A tiny model in float64 with every parameter moved off its initialisation."""
-    torch.manual_seed(seed)
-    model = build_model(name, vocab_size=9, preset="tiny", **overrides).double().eval()
-    with torch.no_grad():
-        for param in model.parameters():
-            param.add_(0.3 * torch.randn_like(param))
-    return model
 
 
 @pytest.mark.parametrize("name", SETTINGS)
