@@ -37,6 +37,7 @@ HASHES = {
     "lengthgen_eps1e-3": "7114c0ff3a90cdf5",
     "no_early_failure": "14dfdf7c26e57e5e",
     "rates_deltaproduct": "3e9e67f868942fef",
+    "rates_provisional": "ceb0a9073bc060f7",
     "rates_qwen3_next": "e2566cc999ee0e90",
     "rates_rwkv7": "fbd9e308f30f03b4",
     "rates_selective_ssm": "79af1b3ac0f37cae",
