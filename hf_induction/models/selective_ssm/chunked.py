@@ -57,23 +57,26 @@ def chunk_ssm(
     if theta is not None:
         phi = theta.cumsum(2)
         B, C = rotate_pairs(B, -phi), rotate_pairs(C, -phi)
-    if sign is None:
-        sign = torch.ones_like(log_a)
     size = min(chunk_size, length)
     pad = -length % size
     if pad:
         # Padded tokens keep the state (a = 1), write nothing and are read by no one.
         x, B, C = (F.pad(t, (0, 0, 0, pad)) for t in (x, B, C))
-        log_a, sign = F.pad(log_a, (0, pad)), F.pad(sign, (0, pad), value=1.0)
+        log_a = F.pad(log_a, (0, pad))
+        sign = None if sign is None else F.pad(sign, (0, pad), value=1.0)
     n = (length + pad) // size
     x = x.reshape(batch, heads, n, size, P)
     B, C = (t.reshape(batch, heads, n, size, N) for t in (B, C))
-    log_a, sign = (t.reshape(batch, heads, n, size) for t in (log_a, sign))
-    signs = sign.cumprod(-1)  # a sign's inverse is itself: the product over (s, t] is S_t S_s
-    products = segment_sums(log_a).exp() * (signs[..., :, None] * signs[..., None, :])
-    intra = ((C @ B.transpose(-1, -2)) * products) @ x  # [B, H, n, C, P]
+    log_a = log_a.reshape(batch, heads, n, size)
+    products = segment_sums(log_a).exp()
     # From the chunk's start: a_1 ... a_t; to its end: a_{s+1} ... a_C (the last row of D).
-    from_start = log_a.cumsum(-1).exp() * signs
+    from_start = log_a.cumsum(-1).exp()
+    if sign is not None:
+        # A sign's inverse is itself: the product of signs over (s, t] is S_t S_s.
+        signs = sign.reshape(batch, heads, n, size).cumprod(-1)
+        products = products * (signs[..., :, None] * signs[..., None, :])
+        from_start = from_start * signs
+    intra = ((C @ B.transpose(-1, -2)) * products) @ x  # [B, H, n, C, P]
     to_end = products[..., -1, :]
     B_to_end = (B * to_end[..., None]).transpose(-1, -2)  # [B, H, n, N, C]
     C_from_start = C * from_start[..., None]

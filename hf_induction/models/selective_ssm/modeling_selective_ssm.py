@@ -122,11 +122,12 @@ class SelectiveSSMMixer(nn.Module):
         super().__init__()
         self.config = config
         d, inner, N, H = config.hidden_size, config.inner_size, config.state_size, config.num_heads
-        # z (the output gate), x, B, C, the time steps and, for the complex transition, the
-        # rotation angles: one projection, as Mamba-2's.
-        self.sizes = [inner, inner, N, N, H, config.num_angles]
-        self.in_proj = nn.Linear(d, sum(self.sizes), bias=False)
-        self.conv_weight = nn.Parameter(torch.empty(inner + 2 * N, 1, config.conv_size))
+        # z (the output gate), x, B and C (convolved together), the time steps and, for the
+        # complex transition, the rotation angles: one projection, as Mamba-2's.
+        self.xBC_sizes = [inner, N, N]
+        self.in_sizes = [inner, sum(self.xBC_sizes), H, config.num_angles]
+        self.in_proj = nn.Linear(d, sum(self.in_sizes), bias=False)
+        self.conv_weight = nn.Parameter(torch.empty(sum(self.xBC_sizes), 1, config.conv_size))
         self.dt_bias = nn.Parameter(torch.empty(H))
         self.A_log = nn.Parameter(torch.empty(H))
         self.D = nn.Parameter(torch.empty(H))
@@ -154,10 +155,9 @@ class SelectiveSSMMixer(nn.Module):
         config = self.config
         batch, length, _ = hidden.shape
         h, window = state if state is not None else (None, None)
-        z, xBC, dt, angles = self.in_proj(hidden).split(
-            [self.sizes[0], sum(self.sizes[1:4]), self.sizes[4], self.sizes[5]], dim=-1)
+        z, xBC, dt, angles = self.in_proj(hidden).split(self.in_sizes, dim=-1)
         xBC, window = causal_conv(xBC, self.conv_weight, window)
-        x, B, C = F.silu(xBC).split(self.sizes[1:4], dim=-1)
+        x, B, C = F.silu(xBC).split(self.xBC_sizes, dim=-1)
         # The state is a product of T transitions: in half precision its rounding compounds
         # with the length, so the recurrence runs in float32 at least, autocast or not.
         dtype = torch.promote_types(self.in_proj.weight.dtype, torch.float32)
