@@ -27,6 +27,8 @@ HASHES = {
     "early_failure_2500": "3a2e783cedaf2327",
     "finetune_no_offsets": "3fd7a6a38fc2f8a2",
     "finetune_offsets": "82eaee69dabe9cda",
+    "expressible_seed10": "fae598a05d2e182d",
+    "expressible_seed20": "8230651ceeffd39e",
     "first_campaign": "9d91abdd6a2c8d95",
     "gpt2": "73fdb6d83c8fd775",
     "gpt2_l10": "cda11cd5748246ef",
@@ -36,12 +38,14 @@ HASHES = {
     "length2_m5": "8a24319f2849c8dc",
     "lengthgen": "e2b5bd6213e6c72d",
     "lengthgen_eps1e-3": "7114c0ff3a90cdf5",
+    "natural": "e2b5bd6213e6c72d",
     "no_early_failure": "14dfdf7c26e57e5e",
     "rates_deltaproduct": "3e9e67f868942fef",
     "rates_provisional": "ceb0a9073bc060f7",
     "rates_qwen3_next": "e2566cc999ee0e90",
     "rates_rwkv7": "fbd9e308f30f03b4",
     "rates_selective_ssm": "79af1b3ac0f37cae",
+    "rope_uf": "5c41062270d4490a",
 }
 
 # Folders made before the token layout of today (no layout_version, and no dtype or mixed
