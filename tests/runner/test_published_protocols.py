@@ -29,6 +29,7 @@ HASHES = {
     "finetune_offsets": "82eaee69dabe9cda",
     "expressible_seed10": "fae598a05d2e182d",
     "expressible_seed20": "8230651ceeffd39e",
+    "expressible_seed30": "c5a8d03866fec377",
     "first_campaign": "9d91abdd6a2c8d95",
     "gpt2": "73fdb6d83c8fd775",
     "gpt2_l10": "cda11cd5748246ef",
