@@ -43,7 +43,8 @@ def main() -> None:
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("--lengths", type=lengths_arg, nargs="+", required=True,
                         help="copy lengths FROM..TO, one table each")
-    parser.add_argument("--rows", type=int, default=400, help="rows per range (default 400)")
+    parser.add_argument("--rows", type=int, default=400,
+                        help="rows per range past the training lengths (default 400)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     try:
@@ -59,11 +60,15 @@ def main() -> None:
     print(f"{trained['model']} {trained['dataset']}/{trained['config']}, N = {trained['n']:,}, "
           f"lr {trained['lr']}, seed {seed}")
     for low, high in args.lengths:
-        top = min(high, cell.max_len)
+        # The validation rows hold the training lengths; the test stream every longer one.
+        if low <= cell.max_len < high:
+            parser.error(f"--lengths {low}..{high}: a range lies within the training lengths "
+                         f"(up to {cell.max_len}) or past them, not across")
         ex = (generate(cell, "validation", None, seed) if high <= cell.max_len else
-              generate_lengths(cell, tuple(range(max(low, cell.max_len + 1), high + 1)),
-                               args.rows, seed))
-        keep = (ex.lengths >= low) & (ex.lengths <= (top if high <= cell.max_len else high))
+              generate_lengths(cell, tuple(range(low, high + 1)), args.rows, seed))
+        keep = (ex.lengths >= low) & (ex.lengths <= high)
+        if not keep.any():
+            parser.error(f"--lengths {low}..{high}: {trained['config']} has no rows there")
         parts = copy_attention(model, ex.input_ids[keep], ex.lengths[keep], cell.task == "UB")
         rows = sum(p.rows for p in parts)
         weights = [p.rows for p in parts]

@@ -82,15 +82,15 @@ def copy_attention(model, input_ids: np.ndarray, lengths: np.ndarray,
     out = []
     with reading(model, "eager"):
         for n in np.unique(lengths[lengths >= 2]).tolist():
-            ids = torch.as_tensor(np.asarray(input_ids)[lengths == n, : 2 * n + 3],
-                                  device=model.device)
-            result = model(input_ids=ids, output_attentions=True, use_cache=False)
+            rows = np.asarray(input_ids)[lengths == n, : 2 * n + 3]
+            result = model(input_ids=torch.as_tensor(rows, device=model.device),
+                           output_attentions=True, use_cache=False)
             if not getattr(result, "attentions", None):
                 raise NoAttention(f"{type(model).__name__} returns no attention weights")
             weights = torch.stack(result.attentions).double().cpu().numpy()
             predicted = result.logits.argmax(-1).cpu().numpy()
             copy_at = n + np.arange(1, n + 1)  # t = n + j predicts y_j at t + 1
-            right = predicted[:, copy_at] == ids.cpu().numpy()[:, copy_at + 1]
-            out.append(CopyAttention(n, len(ids), copy_roles(weights, n, backward),
+            right = predicted[:, copy_at] == rows[:, copy_at + 1]
+            out.append(CopyAttention(n, len(rows), copy_roles(weights, n, backward),
                                      right.mean(axis=0)))
     return out
