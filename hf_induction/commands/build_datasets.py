@@ -23,11 +23,11 @@ from hf_induction.commands.parsing import (
     repo_id,
     rows,
 )
-from hf_induction.tasks import DATASETS, parse
+from hf_induction.tasks import DATASETS, DISJOINT, VALIDATION_RULES, parse
 from hf_induction.templates import dataset_card_template
 
 
-def check_train_size(size: int, configs) -> None:
+def check_train_size(size: int, configs, validation: str = DISJOINT) -> None:
     """ValueError, one line, if ``size`` training rows of a config (at most its pool) exceed
     this machine's memory as the sampler draws them (`runner.memory.check_train_rows`)."""
     from hf_induction.runner.memory import check_train_rows, machine_memory
@@ -35,7 +35,7 @@ def check_train_size(size: int, configs) -> None:
 
     memory = machine_memory("cpu")
     for cell in configs:
-        check_train_rows("--train-size", size, train_pool_size(cell),
+        check_train_rows("--train-size", size, train_pool_size(cell, validation),
                          cell.token_length(cell.max_len), memory, f"{cell.dataset}/{cell}")
 
 
@@ -50,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="training rows per config (default: 100,000 or the pool)")
     p.add_argument("--seed", type=nonnegative_int, default=0,
                    help="the seed every split is drawn with")
+    p.add_argument("--validation", choices=VALIDATION_RULES, default=DISJOINT,
+                   help="how the validation split relates to train: disjoint (set apart from "
+                   "every training set) or in-distribution (drawn by the training law, the "
+                   "whole pool left to train); the card's table names it per config "
+                   "(default: disjoint)")
     p.add_argument("--splits", nargs="+", metavar="SPLIT", default=None,
                    help="only these splits, e.g. train validation (what an in-context "
                    "evaluation reads; default: every split of the config)")
@@ -63,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         once("--configs", args.configs, configs)
         once("--splits", args.splits or ())
         if args.train_size is not None:
-            check_train_size(args.train_size, configs)
+            check_train_size(args.train_size, configs, args.validation)
     except ValueError as e:
         p.error(str(e))
     template = dataset_card_template(args.dataset)
@@ -71,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         info = build_folder(args.out, args.dataset, configs, template, args.train_size, args.seed,
-                            splits=args.splits)
+                            splits=args.splits, validation=args.validation)
     except ValueError as e:
         print(f"{p.prog}: error: {e}", file=sys.stderr)
         return 2

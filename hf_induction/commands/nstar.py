@@ -446,7 +446,8 @@ def check_memory(jobs, models, settings, sizes) -> None:
             check_batch(train.batch_size, step, memory, where)
             for flag, size, cells in sizes:
                 if size and (cells is None or cell in cells):
-                    check_train_rows(flag, size, train_pool_size(cell), tokens, memory, where)
+                    check_train_rows(flag, size, train_pool_size(cell, train.validation), tokens,
+                                     memory, where)
 
 
 def jobs_cells(jobs) -> list:

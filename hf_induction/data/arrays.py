@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..tasks import IGNORE, TaskCell, Vocab, generate, sample_split
+from ..tasks import DISJOINT, IGNORE, TaskCell, Vocab, generate, sample_split
 from .token_map import TokenMap
 
 # Training rows are encoded this many at a time into the final arrays, so that the int64
@@ -93,16 +93,17 @@ def encode_rows(cell: TaskCell, items: np.ndarray, lengths: np.ndarray,
 
 
 def cell_arrays(cfg: TaskCell, seed: int, max_train: int,
-                tokens: TokenMap | None = None) -> CellArrays:
-    """Training rows 0..max_train-1 and the validation set of ``cfg`` for ``seed``, in the
-    cell's ids or, with ``tokens``, in a pretrained tokenizer's (`TokenMap`): this is where a
-    cell's examples become a model's ids."""
+                tokens: TokenMap | None = None, validation: str = DISJOINT) -> CellArrays:
+    """Training rows 0..max_train-1 and the validation set of ``cfg`` for ``seed`` under the
+    ``validation`` rule (`tasks.VALIDATION_RULES`), in the cell's ids or, with ``tokens``, in
+    a pretrained tokenizer's (`TokenMap`): this is where a cell's examples become a model's
+    ids."""
     tokens = TokenMap.identity(cfg.vocab) if tokens is None else tokens
     dtype = token_dtype(tokens)
-    items, lengths = sample_split(cfg, "train", max_train, seed)
+    items, lengths = sample_split(cfg, "train", max_train, seed, validation)
     train_ids, train_labels = encode_rows(cfg, items, lengths, dtype, tokens=tokens)
     del items
-    val = generate(cfg, "validation", None, seed)
+    val = generate(cfg, "validation", None, seed, validation)
     return CellArrays(cfg, seed, cfg.vocab, tokens, train_ids, train_labels,
                       tokens.encode(val.input_ids).astype(dtype),
                       tokens.encode(val.labels).astype(dtype))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datasets
 
 from ..tasks import (
+    DISJOINT,
     FORMATS,
     GENERATOR_VERSION,
     LAYOUT_VERSION,
@@ -20,6 +21,7 @@ from ..tasks import (
     generate,
 )
 from ..tasks import family as family_of
+from ..tasks.sampling import check_validation_rule
 from .arrow import features
 
 PAPER_LENGTHS = (5, 10, 20, 30)
@@ -33,13 +35,17 @@ BUILDER_VERSION = f"{LAYOUT_VERSION}.{'.'.join(GENERATOR_VERSION.split('.')[:2])
 
 
 class TaskBuilderConfig(datasets.BuilderConfig):
-    """A builder config for one cell; its ``name`` is the cell's config name."""
+    """A builder config for one cell; its ``name`` is the cell's config name. ``validation``
+    is the rule that sets the validation split apart (`tasks.VALIDATION_RULES`):
+    ``load_dataset(builder, "acot_L5", validation="in-distribution")``."""
 
-    def __init__(self, cell: TaskCell, train_size: int | None = None, seed: int = 0, **kw):
+    def __init__(self, cell: TaskCell, train_size: int | None = None, seed: int = 0,
+                 validation: str = DISJOINT, **kw):
         super().__init__(name=str(cell), version=datasets.Version(BUILDER_VERSION), **kw)
         self.cell = cell
         self.train_size = train_size
         self.seed = seed
+        self.validation = check_validation_rule(validation)
 
 
 def grid_configs(dataset: str, family_params) -> list[TaskBuilderConfig]:
@@ -77,6 +83,9 @@ class TaskBuilder(datasets.GeneratorBasedBuilder):
         )
 
     def _split_generators(self, dl_manager):
+        # `datasets` sets a keyword such as ``validation`` on a copy of the config, past its
+        # __init__: checked here, before any row is generated.
+        check_validation_rule(self.config.validation)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"split": split})
             for split in self.config.cell.splits
@@ -84,7 +93,8 @@ class TaskBuilder(datasets.GeneratorBasedBuilder):
 
     def _generate_examples(self, split):
         cfg = self.config
-        ex = generate(cfg.cell, split, cfg.train_size if split == "train" else None, cfg.seed)
+        ex = generate(cfg.cell, split, cfg.train_size if split == "train" else None, cfg.seed,
+                      cfg.validation)
         kinds = cfg.cell.COLUMNS
         for i in range(len(ex)):
             n, t = int(ex.lengths[i]), int(ex.token_lengths[i])

@@ -26,6 +26,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from tqdm.auto import tqdm
 
 from ..tasks import (
+    DISJOINT,
     GENERATOR_VERSION,
     LAYOUT_VERSION,
     TaskCell,
@@ -115,13 +116,14 @@ def _configs_table(info: dict[str, dict]) -> str:
     facts = list(dict.fromkeys(k for i in info.values() for k in i.get("describe", {})))
     splits = list(dict.fromkeys(s for i in info.values() for s in i["rows"]))
     header = ["config", *facts, "lengths", "pool", *(f"{s} ({i})" if (i := _split_lengths(info, s))
-                                                    else s for s in splits), "seed"]
+                                                    else s for s in splits), "seed",
+              "validation rule"]
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name in sorted(info):
         i = info[name]
         cells = [f"`{name}`", *(str(i.get("describe", {}).get(k, "")) for k in facts),
                  i["lengths"], i.get("pool", ""), *(str(i["rows"].get(s, "")) for s in splits),
-                 str(i["seed"])]
+                 str(i["seed"]), i.get("validation", DISJOINT)]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -132,11 +134,22 @@ def _split_lengths(info: dict[str, dict], split: str) -> str:
     return labels.pop() if len(labels) == 1 else ""
 
 
+# The cards' words on the two validation rules (`tasks.sampling`), after each family's own
+# sentence on its validation split.
+VALIDATION_RULES_TEXT = (
+    "Two rules set the validation split apart, and the configs table says which made each "
+    "config: `disjoint` (the sizes above; no training set holds a validation row) and "
+    "`in-distribution` (2,000 distinct rows drawn by the training law on a stream of their "
+    "own, a pool smaller than its share taken whole; the whole pool is left to `train`, so "
+    "a training set may hold validation rows).")
+
+
 def render_card(template: str, dataset: str, info: dict[str, dict]) -> str:
     paper = family(dataset).PAPER
     body = string.Template(template).safe_substitute(
         dataset=dataset, configs_table=_configs_table(info),
         generator_version=GENERATOR_VERSION, grammar=grammar(dataset),
+        validation_rules=VALIDATION_RULES_TEXT,
         layout_version=LAYOUT_VERSION,
         layout_table=family(dataset).layout_table(), citation=paper.bibtex,
     )
@@ -151,9 +164,12 @@ def render_card(template: str, dataset: str, info: dict[str, dict]) -> str:
 
 def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCell],
                  card_template: str, train_size: int | None = None, seed: int = 0,
-                 progress: bool = True, splits: Iterable[str] | None = None) -> dict[str, dict]:
+                 progress: bool = True, splits: Iterable[str] | None = None,
+                 validation: str = DISJOINT) -> dict[str, dict]:
     """Write every split of each config into ``out`` (or only ``splits``, e.g. the train and
-    validation splits an in-context evaluation reads); returns the folder's build info."""
+    validation splits an in-context evaluation reads), the validation set set apart by the
+    ``validation`` rule (`tasks.VALIDATION_RULES`, recorded per config); returns the
+    folder's build info."""
     out = Path(out)
     configs = list(configs)
     splits = None if splits is None else list(splits)
@@ -173,7 +189,8 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCel
         rows = {}
         for split in chosen[cfg]:
             bar.set_postfix_str(f"{cfg}/{split}")
-            ex = generate(cfg, split, train_size if split == "train" else None, seed)
+            ex = generate(cfg, split, train_size if split == "train" else None, seed,
+                          validation)
             path = out / shard_path(str(cfg), split)
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -186,6 +203,7 @@ def build_folder(out: str | os.PathLike, dataset: str, configs: Iterable[TaskCel
             # Distinct items at the training lengths (before validation takes its share).
             "pool": f"{sum(cfg.pool_size(n) for n in cfg.lengths):,}",
             "lengths": f"{cfg.lengths[0]}..{cfg.lengths[-1]}", "seed": seed, "rows": rows,
+            "validation": validation,
             "split_lengths": {s: cfg.split_label(s) for s in cfg.test_splits if s in rows},
             "generator_version": GENERATOR_VERSION, "layout_version": LAYOUT_VERSION,
         }

@@ -56,7 +56,8 @@ def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str,
             _keep(model, cell, kept, row, result.best_val_loss, probe.tokens)
         return row
     result, model = best_model(probe, n)
-    splits = {"validation": generate(cell, "validation", None, job.data_seed),
+    splits = {"validation": generate(cell, "validation", None, job.data_seed,
+                                     probe.settings.validation),
               **scored_splits(cell, test_lengths, job.data_seed)}
     results = {split: {"lengths": span(sorted(set(ex.lengths.tolist()))),
                        **scores(cell, model, ex, probe.tokens, device)}

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from ..search import SearchSettings
 from ..search.oracle import probes_to_find
-from ..tasks import train_pool_size
+from ..tasks import DISJOINT, train_pool_size
 from ..training import TrainSettings
 from .job import SearchJob
 
@@ -45,9 +45,10 @@ def measure_grid_step_s(model_factory: Callable, data, train: TrainSettings) -> 
     return max(timed(2 + TIMED_STEPS) - short, 0.0) / TIMED_STEPS
 
 
-def search_bound(job: SearchJob, search: SearchSettings) -> int:
-    """The probes of the job's search where no size succeeds: doubling to the largest size."""
-    pool = train_pool_size(job.cell)
+def search_bound(job: SearchJob, search: SearchSettings, validation: str = DISJOINT) -> int:
+    """The probes of the job's search where no size succeeds: doubling to the largest size
+    (the pool as the ``validation`` rule leaves it to training)."""
+    pool = train_pool_size(job.cell, validation)
     cap = min(search.n_max, pool)
     return probes_to_find(cap + 1, pool, search)
 
@@ -116,12 +117,13 @@ def describe_plan(jobs: Sequence[SearchJob], settings_for: Callable[[str], tuple
     for model, mine in by_model.items():
         train, search = settings_for(model)
         lines.append(f"  {model}: {', '.join(f'{j.cell.dataset}/{j.cell}' for j in mine)}")
-        pools = [train_pool_size(j.cell) for j in mine]
+        pools = [train_pool_size(j.cell, train.validation) for j in mine]
         lines.append(f"    budget: {budget_line(train, search, pools)}")
         if model in step_s:
             # A check without a search trains its grid at N, then retrains the best run (a
             # run's step costs at most a grid step): two grids' budget.
-            grids = sum(search_bound(j, search) if j.search else CHECK_GRIDS for j in mine)
+            grids = sum(search_bound(j, search, train.validation) if j.search else CHECK_GRIDS
+                        for j in mine)
             steps = grids * train.max_steps
             seconds = steps * step_s[model]
             total += seconds

@@ -18,7 +18,7 @@ import torch
 from ..data import TokenMap, cell_arrays
 from ..results import ResultsFolder, run_key
 from ..search import ProbeOutcome
-from ..tasks import TaskCell, train_pool_size
+from ..tasks import DISJOINT, TaskCell, train_pool_size
 from ..training import RunResult, TrainData, TrainSettings, train_grid
 from ..training.grid import winners_first
 from .job import SearchJob
@@ -30,16 +30,18 @@ def longest_row(cell: TaskCell) -> int:
     return cell.token_length(cell.LENGTH_SPAN * cell.max_len)
 
 
-def train_data(job: SearchJob, rows: int, tokens: TokenMap | None = None) -> TrainData:
-    """The first ``rows`` training rows of the job's cell and its validation set, as tensors,
-    in the task's ids or those of ``tokens`` (a pretrained model's tokenizer).
+def train_data(job: SearchJob, rows: int, tokens: TokenMap | None = None,
+               validation: str = DISJOINT) -> TrainData:
+    """The first ``rows`` training rows of the job's cell and its validation set under the
+    ``validation`` rule (`TrainSettings.validation`), as tensors, in the task's ids or those
+    of ``tokens`` (a pretrained model's tokenizer).
 
     The arrays come in the smallest integer type (int8 for most cells); the trainer widens
     one batch at a time."""
-    arrays = cell_arrays(job.cell, job.data_seed, rows, tokens=tokens)
+    arrays = cell_arrays(job.cell, job.data_seed, rows, tokens=tokens, validation=validation)
     return TrainData(*(torch.from_numpy(a) for a in (
         arrays.train_input_ids, arrays.train_labels, arrays.val_input_ids,
-        arrays.val_labels)), whole_pool=train_pool_size(job.cell),
+        arrays.val_labels)), whole_pool=train_pool_size(job.cell, validation),
         positions=longest_row(job.cell))
 
 
@@ -68,18 +70,20 @@ class TrainPool:
     probe asks for more rows than are held.
     """
 
-    def __init__(self, job: SearchJob, tokens: TokenMap | None = None) -> None:
+    def __init__(self, job: SearchJob, tokens: TokenMap | None = None,
+                 validation: str = DISJOINT) -> None:
         self.job = job
+        self.validation = validation
         # The ids the job's model reads (`TokenMap`): the task's own unless it is pretrained.
         self.tokens = TokenMap.identity(job.cell.vocab) if tokens is None else tokens
-        self.size = train_pool_size(job.cell)
+        self.size = train_pool_size(job.cell, validation)
         self._data: TrainData | None = None
 
     def __call__(self, n: int) -> TrainData:
         """Tensors holding at least the first ``n`` training rows."""
         if self._data is None or self._data.pool_size < n:
             rows = min(self.size, max(n, 2 * (self._data.pool_size if self._data else 0)))
-            self._data = train_data(self.job, rows, self.tokens)
+            self._data = train_data(self.job, rows, self.tokens, self.validation)
         return self._data
 
 
@@ -103,7 +107,8 @@ class JournalProbe:
         self.on_run = on_run
         # (n, lr, seed, step, val_loss, train_loss) at every evaluation of every run here.
         self.on_eval = on_eval
-        self.pool = pool if pool is not None else TrainPool(job)
+        self.pool = pool if pool is not None else TrainPool(
+            job, validation=settings.validation)
         self.pool_size = self.pool.size
         # What the checks encode their rows with and read predictions back through.
         self.tokens = self.pool.tokens

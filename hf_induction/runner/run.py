@@ -211,7 +211,7 @@ class CampaignJob:
         """The size a check asked at ``n`` trains at (None: the largest the budget and the
         pool allow)."""
         n_max = self.search_settings.n_max
-        return min(n or n_max, n_max, train_pool_size(self.cell))
+        return min(n or n_max, n_max, train_pool_size(self.cell, self.train_settings.validation))
 
     @property
     def model_factory(self):
@@ -224,7 +224,7 @@ class CampaignJob:
 
     @cached_property
     def pool(self) -> TrainPool:
-        return TrainPool(self.job, self.tokens)
+        return TrainPool(self.job, self.tokens, self.train_settings.validation)
 
     def probe(self, folder: ResultsFolder, on_run=None, on_eval=None) -> JournalProbe:
         """A probe for one search or check of the job, on the job's pool. Each starts with no
@@ -251,8 +251,9 @@ def plan_text(campaign: Campaign, processes: int = 1) -> str:
     for model in dict.fromkeys(j.model for j in campaign.jobs):
         job = CampaignJob(max((j for j in campaign.jobs if j.model == model),
                               key=lambda j: j.cell.token_length(j.cell.max_len)), campaign, "")
-        data = train_data(job.job, min(train_pool_size(job.cell),
-                                       job.train_settings.batch_size), job.tokens)
+        validation = job.train_settings.validation
+        data = train_data(job.job, min(train_pool_size(job.cell, validation),
+                                       job.train_settings.batch_size), job.tokens, validation)
         step_s[model] = measure_grid_step_s(job.model_factory, data, job.train_settings)
     text = describe_plan(campaign.jobs, campaign.settings_for, step_s, processes)
     share = device_share(campaign.train.device)

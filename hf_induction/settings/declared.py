@@ -13,6 +13,7 @@ from typing import Any
 
 from ..search.settings import MODES
 from ..tasks.limits import MAX_INT64, MAX_ROWS
+from ..tasks.sampling import DISJOINT, VALIDATION_RULES
 from .legacy import early_failure_record
 from .setting import Setting
 from .values import (
@@ -112,6 +113,13 @@ TRAINING: tuple[Setting, ...] = (
             derive=lambda v: os.environ.get("ACCELERATE_MIXED_PRECISION", "no").lower(),
             default_help="ACCELERATE_MIXED_PRECISION, which `accelerate launch "
             "--mixed_precision` sets, else no"),
+    # Folders made before the rule could be chosen validated disjointly.
+    Setting("validation", "train",
+            "disjoint: each length's validation words are set aside and no training set holds "
+            "one; in-distribution: 2,000 rows drawn from the training law on a stream of their "
+            "own (a small pool whole), the whole pool left to training, so a size that covers "
+            "the pool holds every validation word (the papers' matching distributions)",
+            default=DISJOINT, plain=DISJOINT, choices=VALIDATION_RULES),
     Setting("stop_on_first_success", "train",
             "train every run of a probe even after one has succeeded", default=True,
             flag="--full-grid", group=None, switch_to=False,

@@ -57,8 +57,11 @@ from .registry import (
 from .retrieval import RetrievalCell
 from .sampling import (
     DEFAULT_TRAIN_SIZE,
+    DISJOINT,
     GENERATOR_VERSION,
+    IN_DISTRIBUTION,
     SPLITS,
+    VALIDATION_RULES,
     generate,
     sample_split,
     train_pool_size,
@@ -74,11 +77,11 @@ from .word_problems import (
 )
 
 __all__ = [
-    "DATASETS", "DEFAULT_TRAIN_SIZE", "DISTS", "FAMILIES", "FORMATS", "GENERATOR_VERSION",
-    "IGNORE", "LAYOUT_VERSION", "SCALAR", "SEQUENCE", "SPECIAL_TOKENS", "SPLITS",
+    "DATASETS", "DEFAULT_TRAIN_SIZE", "DISJOINT", "DISTS", "FAMILIES", "FORMATS", "GENERATOR_VERSION",
+    "IGNORE", "IN_DISTRIBUTION", "LAYOUT_VERSION", "SCALAR", "SEQUENCE", "SPECIAL_TOKENS", "SPLITS",
     "CopyCell", "CyclicGroup", "Examples", "GitCell", "Group", "GroupFacts", "LoremCell",
     "NameGrammar", "PermutationGroup", "ProductGroup", "RetrievalCell", "SymmetricGroup",
-    "TaskCell", "Vocab", "WordProblemCell",
+    "TaskCell", "VALIDATION_RULES", "Vocab", "WordProblemCell",
     "HUB_ORG", "cyclic", "encode", "facts", "family", "generate", "grammar", "hub_dataset_id",
     "named", "parse", "parse_or_none", "pool_size", "prompt_length", "register_group",
     "register_groups_file", "sample_split", "symmetric", "train_pool_size",

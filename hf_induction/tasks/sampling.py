@@ -7,6 +7,13 @@ seed). Each length n has ONE random order of its distinct items (a "stream", the
 the items after them, so validation never changes with the training size and training sets
 are nested. Streams are prefix-stable: asking for more items never changes the earlier ones.
 Test splits hold other lengths than training, so they are disjoint from it by construction.
+
+Two validation rules (`VALIDATION_RULES`) say how the validation set relates to training:
+``disjoint`` (the default) sets the first ``v_n`` items of each stream aside, so no
+training set ever holds a validation word; ``in-distribution`` draws the validation set from
+the training law on a stream of its own and leaves the whole pool to training, so a training
+set may hold validation words and one that covers the pool holds them all (the papers' "training
+and evaluation distributions match").
 """
 
 from __future__ import annotations
@@ -31,7 +38,19 @@ SPLITS = ("train", "validation", "test")
 PERMUTATION_POOL_LIMIT = 1 << 22
 
 # What a random stream is drawn for: one generator per (seed, purpose, pool).
-WORDS, LENGTHS, TEST = 0, 1, 2
+WORDS, LENGTHS, TEST, VALIDATION = 0, 1, 2, 3
+
+# How the validation set relates to the training rows (the module's docstring).
+DISJOINT, IN_DISTRIBUTION = "disjoint", "in-distribution"
+VALIDATION_RULES = (DISJOINT, IN_DISTRIBUTION)
+
+
+def check_validation_rule(rule: object) -> str:
+    """``rule`` if it is one of `VALIDATION_RULES`, else ValueError in one line."""
+    if rule not in VALIDATION_RULES:
+        raise ValueError(f"unknown validation rule {rule!r}; allowed: "
+                         f"{', '.join(VALIDATION_RULES)}")
+    return rule
 
 
 def first_occurrences_reference(rows: np.ndarray) -> np.ndarray:
@@ -128,16 +147,25 @@ def _spread(total: int, caps: dict[int, int]) -> dict[int, int]:
     return sizes
 
 
-def validation_sizes(cell: TaskCell) -> dict[int, int]:
-    """Validation examples per length: 2,000 in all, or 20% of the pool if smaller.
+def validation_sizes(cell: TaskCell, rule: str = DISJOINT) -> dict[int, int]:
+    """Validation examples per length, spread evenly over the lengths in play (a length whose
+    share its cap cannot hold gives the rest to the others).
 
-    Spread evenly over the lengths in play, never more than 20% of one length's pool. Every
-    length keeps at least one example, so no validation set is ever empty.
+    ``disjoint``: 2,000 in all, never more than 20% of one length's pool, and every length
+    keeps at least one example, so no validation set is ever empty. ``in-distribution``:
+    2,000 distinct rows, capped by each length's whole pool: the counts a draw of 2,000
+    distinct rows by the training law gives (a short length's pool used up, its share goes to
+    the longer ones), so a pool smaller than its share is validated whole (Z_5 at length 2:
+    its 25 words). Whole, not drawn with replacement: a repeated row would weigh one word
+    twice in the loss, and the whole pool already is the law's every word at equal weight.
     """
     # Pools such as 5^500 overflow a float; a cap above 2^62 is the same as any other above
     # the 2,000 rows asked, so the pool is clamped there first (as in `_lookup`).
-    caps = {n: max(1, int(min(cell.pool_size(n), 1 << 62) * VALIDATION_FRACTION))
-            for n in cell.lengths}
+    if check_validation_rule(rule) == IN_DISTRIBUTION:
+        caps = {n: min(cell.pool_size(n), 1 << 62) for n in cell.lengths}
+    else:
+        caps = {n: max(1, int(min(cell.pool_size(n), 1 << 62) * VALIDATION_FRACTION))
+                for n in cell.lengths}
     return _spread(VALIDATION_SIZE, caps)
 
 
@@ -148,10 +176,18 @@ def test_sizes(cell: TaskCell, split: str, size: int | None = None) -> dict[int,
     return _spread(TEST_SIZE if size is None else size, caps)
 
 
-def train_pool_size(cell: TaskCell) -> int:
-    """Distinct training examples available once validation has taken its share."""
-    val = validation_sizes(cell)
-    return sum(cell.pool_size(n) - val[n] for n in cell.lengths)
+def _set_aside(cell: TaskCell, rule: str) -> dict[int, int]:
+    """Items of each length's stream that training skips: the disjoint validation set's."""
+    if check_validation_rule(rule) == IN_DISTRIBUTION:
+        return dict.fromkeys(cell.lengths, 0)
+    return validation_sizes(cell, rule)
+
+
+def train_pool_size(cell: TaskCell, rule: str = DISJOINT) -> int:
+    """Distinct training examples available: the whole pool, less the validation set under
+    the ``disjoint`` rule."""
+    skip = _set_aside(cell, rule)
+    return sum(cell.pool_size(n) - skip[n] for n in cell.lengths)
 
 
 def _stack(cell: TaskCell, parts: list[tuple[int, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -198,20 +234,27 @@ def _lookup(table: dict[int, int], keys: np.ndarray) -> np.ndarray:
     return values[keys]
 
 
-def sample_split(cell: TaskCell, split: str, size: int | None,
-                 seed: int) -> tuple[np.ndarray, np.ndarray]:
+def sample_split(cell: TaskCell, split: str, size: int | None, seed: int,
+                 validation: str = DISJOINT) -> tuple[np.ndarray, np.ndarray]:
     """The items of one split of a cell, padded, and their lengths.
 
     train: the first ``size`` items of the cell's training order (nested in ``size``);
     validation: the fixed validation set (``size`` ignored); a test split: ``size``
     (default 2,000, capped at the pool) items over its lengths. A ``size`` given is a positive
-    row count a split can hold (`limits.MAX_ROWS`), else ValueError.
+    row count a split can hold (`limits.MAX_ROWS`), else ValueError. ``validation`` is the
+    rule that sets the validation set apart (`VALIDATION_RULES`); test splits do not depend
+    on it.
     """
     if size is not None:
         check_rows(size, f"{cell.dataset}/{cell}: size")
+    skip = _set_aside(cell, validation)
     if split == "validation":
-        val = validation_sizes(cell)
-        return _stack(cell, [(n, stream(cell, n, val[n], seed)) for n in cell.lengths])
+        val = validation_sizes(cell, validation)
+        # In distribution: a stream of its own, so that which words validate is independent
+        # of the order training takes them in.
+        purpose = VALIDATION if validation == IN_DISTRIBUTION else WORDS
+        return _stack(cell, [(n, stream(cell, n, val[n], seed, purpose))
+                             for n in cell.lengths])
     if split in cell.test_splits:
         sizes = test_sizes(cell, split, size)
         if size is not None and sum(sizes.values()) < size:
@@ -221,24 +264,24 @@ def sample_split(cell: TaskCell, split: str, size: int | None,
                              for n, k in sizes.items() if k])
     if split != "train":
         raise ValueError(f"unknown split {split!r}; allowed: {', '.join(cell.splits)}")
-    available = train_pool_size(cell)
+    available = train_pool_size(cell, validation)
     size = min(DEFAULT_TRAIN_SIZE, available) if size is None else size
     if size < 0 or size > available:
+        aside = " once the validation set is set aside" if validation == DISJOINT else ""
         raise ValueError(
             f"{cell.dataset}/{cell}: asked for {size} training examples, but the pool holds "
-            f"{available} distinct sequences once the validation set is set aside "
+            f"{available} distinct sequences{aside} "
             f"({cell.variant}, lengths {cell.lengths[0]}..{cell.lengths[-1]})"
         )
-    val = validation_sizes(cell)
-    capacity = {n: cell.pool_size(n) - val[n] for n in cell.lengths}
+    capacity = {n: cell.pool_size(n) - skip[n] for n in cell.lengths}
     if cell.dist == "uniform":
         lengths, rank = _uniform_lengths(cell, capacity, size, seed)
         parts = {}
         for n in cell.lengths:
             where = np.flatnonzero(lengths == n)
             if len(where):
-                items = stream(cell, n, val[n] + int(rank[where].max()) + 1, seed)
-                parts[n] = (where, items[val[n] + rank[where]])
+                items = stream(cell, n, skip[n] + int(rank[where].max()) + 1, seed)
+                parts[n] = (where, items[skip[n] + rank[where]])
         width = max((cell.item_width(n) for n in parts), default=0)
         dtype = next(iter(parts.values()))[1].dtype if parts else np.int64
         out = np.zeros((size, width), dtype=dtype)
@@ -249,21 +292,23 @@ def sample_split(cell: TaskCell, split: str, size: int | None,
     parts, left = [], size
     for n in cell.lengths:
         take = min(left, capacity[n])
-        parts.append((n, stream(cell, n, val[n] + take, seed)[val[n] :]))
+        parts.append((n, stream(cell, n, skip[n] + take, seed)[skip[n] :]))
         left -= take
         if left == 0:
             break
     return _stack(cell, parts)
 
 
-def generate(cell: TaskCell, split: str, size: int | None = None, seed: int = 0) -> Examples:
+def generate(cell: TaskCell, split: str, size: int | None = None, seed: int = 0,
+             validation: str = DISJOINT) -> Examples:
     """Examples of ``split`` for ``cell``: a pure function of its arguments.
 
     ``size`` is the number of training rows (nested: the first N rows of a larger train
     split are the size-N set), the number of rows of a test split (default 2,000 or the
-    pool), and is ignored for validation, whose size is fixed by the cell.
+    pool), and is ignored for validation, whose size is fixed by the cell and the
+    ``validation`` rule (`VALIDATION_RULES`).
     """
-    items, lengths = sample_split(cell, split, size, seed)
+    items, lengths = sample_split(cell, split, size, seed, validation)
     return cell.encode(items, lengths)
 
 

@@ -10,6 +10,7 @@ from typing import Literal
 
 import torch
 
+from hf_induction.tasks.sampling import DISJOINT, check_validation_rule
 from hf_induction.training.early import EarlyFailure
 from hf_induction.training.optim import LR_SCHEDULES
 
@@ -65,6 +66,10 @@ class TrainSettings:
             every position up to the longest row a check evaluates is trained (the second
             study's absolute-position setup), in models that declare absolute positions
             (`models.positions`); evaluation starts at 0. Other models are unaffected.
+        validation: how each probe's validation set relates to its training rows
+            (`tasks.VALIDATION_RULES`): ``"disjoint"`` (the default) sets it apart from
+            every training set; ``"in-distribution"`` draws it from the training law and
+            leaves the whole pool to training.
     """
 
     max_steps: int
@@ -85,6 +90,7 @@ class TrainSettings:
     lr_schedule: str = "constant"
     max_grad_norm: float | None = None
     position_offsets: bool = False
+    validation: str = DISJOINT
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "batch_size", "eval_every", "eval_batch_size"):
@@ -102,6 +108,7 @@ class TrainSettings:
         if self.early_failure is not None and not isinstance(self.early_failure, EarlyFailure):
             raise ValueError(
                 f"early_failure must be None, a Forecast or a Patience, got {self.early_failure!r}")
+        check_validation_rule(self.validation)
         if self.grid_mode not in ("auto", "stacked", "sequential"):
             raise ValueError(
                 f"grid_mode must be 'auto', 'stacked' or 'sequential', got {self.grid_mode!r}"

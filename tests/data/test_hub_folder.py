@@ -200,3 +200,47 @@ def test_eval_yaml_registers_every_config_that_eval_results_name(tmp_path):
     entries = eval_result_entries({"config": "acot_L3", "validation_loss": 1e-5,
                                    "dataset_id": "induction-bias/modadd"})
     assert {e.task_id for e in entries} <= {t["id"] for t in spec["tasks"]}
+
+
+def test_the_validation_rule_reaches_the_folder_the_card_and_the_builder(tmp_path):
+    """``--validation in-distribution`` writes the rule's validation split (every row a word of
+    the pool, the pool of acot_L2_m3 whole), the card's configs table names the rule of each
+    config, and the builder takes the same rule as a config keyword."""
+    sys.path.insert(0, str(ROOT))
+    from dataset_builders.modadd.modadd import ModAdd
+
+    out = tmp_path / "modadd"
+    done = run_script("build_datasets.py", "--dataset", "modadd", "--configs", "acot_L2_m3",
+                      "--out", str(out), "--validation", "in-distribution")
+    assert done.returncode == 0, done.stderr
+    done = run_script("build_datasets.py", "--dataset", "modadd", "--configs", "acot_L3_m3",
+                      "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    within = datasets.load_dataset(str(out), "acot_L2_m3")
+    words = {tuple(r["elements"]) for r in within["validation"]}
+    assert words == {(a, b) for a in range(3) for b in range(3)}
+    assert words == {tuple(r["elements"]) for r in within["train"]}
+    disjoint = datasets.load_dataset(str(out), "acot_L3_m3")
+    assert not ({tuple(r["elements"]) for r in disjoint["validation"]}
+                & {tuple(r["elements"]) for r in disjoint["train"]})
+    info = read_configs(out)
+    assert (info["acot_L2_m3"]["validation"], info["acot_L3_m3"]["validation"]) == (
+        "in-distribution", "disjoint")
+    card = (out / "README.md").read_text()
+    assert "| validation rule |" in card
+    assert any(line.startswith("| `acot_L2_m3` |") and line.endswith("| in-distribution |")
+               for line in card.splitlines())
+    assert "`in-distribution` (2,000 distinct rows drawn by the training law" in card
+
+    # A config of the builder's grid: Z_2 at length 5, 32 words, validated whole.
+    builder = ModAdd(config_name="acot_L5_m2", cache_dir=str(tmp_path / "cache"),
+                     validation="in-distribution")
+    builder.download_and_prepare()
+    cfg = WordProblemCell.parse("modadd", "acot_L5_m2")
+    assert builder.as_dataset()["validation"].to_list() == to_dataset(
+        generate(cfg, "validation", None, validation="in-distribution")).to_list()
+    # `datasets` sets a keyword on a copy of the config, past its __init__: the rule is
+    # checked before any row is generated.
+    bad = ModAdd(config_name="acot_L5_m2", cache_dir=str(tmp_path / "c2"), validation="overlap")
+    with pytest.raises(ValueError, match="unknown validation rule 'overlap'"):
+        bad.download_and_prepare()
