@@ -77,8 +77,10 @@ from .word_problems import (
 )
 
 __all__ = [
-    "DATASETS", "DEFAULT_TRAIN_SIZE", "DISJOINT", "DISTS", "FAMILIES", "FORMATS", "GENERATOR_VERSION",
-    "IGNORE", "IN_DISTRIBUTION", "LAYOUT_VERSION", "SCALAR", "SEQUENCE", "SPECIAL_TOKENS", "SPLITS",
+    "DATASETS", "DEFAULT_TRAIN_SIZE", "DISJOINT", "DISTS", "FAMILIES", "FORMATS",
+    "GENERATOR_VERSION",
+    "IGNORE", "IN_DISTRIBUTION", "LAYOUT_VERSION", "SCALAR", "SEQUENCE", "SPECIAL_TOKENS",
+    "SPLITS",
     "CopyCell", "CyclicGroup", "Examples", "GitCell", "Group", "GroupFacts", "LoremCell",
     "NameGrammar", "PermutationGroup", "ProductGroup", "RetrievalCell", "SymmetricGroup",
     "TaskCell", "VALIDATION_RULES", "Vocab", "WordProblemCell",
