@@ -8,12 +8,15 @@ from pathlib import Path
 import yaml
 
 
-def read_yaml(path: str | Path, expected: str):
+def read_yaml(path: str | Path, expected: str, max_bytes: tuple[int, str] | None = None):
     """The YAML document in ``path``, or ValueError in one line naming the file and, for bad
     YAML, the line and column (from 1) where the parser stopped, what it found there, and
     ``expected``: what the file should hold. The sweep file and the recipe (``--config-file``)
-    are both read here."""
+    are both read here. ``max_bytes`` (bound, why) refuses a larger file before it is parsed:
+    the reader takes about a minute for 8 MB of numbers."""
     try:
+        if max_bytes is not None and (size := Path(path).stat().st_size) > max_bytes[0]:
+            raise ValueError(f"{path}: {size} bytes, more than {max_bytes[0]} ({max_bytes[1]})")
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         why = e.strerror if isinstance(e, OSError) and e.strerror else str(e).splitlines()[0]

@@ -17,13 +17,19 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from .groups import CyclicGroup, Group, PermutationGroup, ProductGroup, SymmetricGroup
-from .limits import GROUP_ORDER_WHY, MAX_GROUP_ORDER
+from .limits import (
+    GENERATOR_POINTS_WHY,
+    GROUP_ORDER_WHY,
+    GROUPS_FILE_WHY,
+    MAX_GENERATOR_POINTS,
+    MAX_GROUP_ORDER,
+    MAX_GROUPS_FILE_BYTES,
+)
 
 _FACTOR = re.compile(r"(?P<letter>[ZSAD])(?P<n>[1-9][0-9]*)|Q8")
 # A registered name: a capital, then letters and digits without "x", which joins products.
@@ -39,7 +45,7 @@ GROUPS_FILE_EXPECTED = ("a YAML mapping of group name: [generators], each genera
 _GENERATORS: dict[str, tuple[tuple[int, ...], ...]] = {}
 
 
-def _too_large(name: str, order: int) -> ValueError:
+def _too_large(name: str, order: int | str) -> ValueError:
     return ValueError(f"group {name} has order {order}, more than {MAX_GROUP_ORDER} "
                       f"({GROUP_ORDER_WHY})")
 
@@ -72,10 +78,21 @@ def _check_generators(name: str, generators) -> list[tuple[int, ...]]:
             or not generators:
         raise ValueError(f"group {name}: expected a non-empty list of generators, got "
                          f"{generators!r}; each is a permutation of 0..d-1 in one-line notation")
+    for g in generators:
+        if isinstance(g, (str, bytes)) or not isinstance(g, Sequence):
+            raise ValueError(f"group {name}: generator {g!r} is not a list of integers; each "
+                             f"is a permutation of 0..d-1 in one-line notation")
+    # Counted before a generator is read point by point: the closure's work and memory grow
+    # with the points, and a degree of millions would run for minutes before failing.
+    points = sum(len(g) for g in generators)
+    if points > MAX_GENERATOR_POINTS:
+        degrees = ", ".join(map(str, sorted({len(g) for g in generators})))
+        raise ValueError(f"group {name}: its {len(generators)} generator(s) of degree {degrees} "
+                         f"list {points} points in all, more than {MAX_GENERATOR_POINTS} "
+                         f"({GENERATOR_POINTS_WHY})")
     gens = []
     for g in generators:
-        if isinstance(g, (str, bytes)) or not isinstance(g, Sequence) or not all(
-                isinstance(x, int) and not isinstance(x, bool) for x in g):
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in g):
             raise ValueError(f"group {name}: generator {g!r} is not a list of integers; each "
                              f"is a permutation of 0..d-1 in one-line notation")
         if sorted(g) != list(range(len(g))):
@@ -132,9 +149,9 @@ def _factor(text: str) -> Group:
         symbol = {"Z": "m", "S": "k", "A": "k", "D": "n"}[letter]
         raise ValueError(f"bad group {text!r}: {letter}{{{symbol}}} needs {symbol} >= {least}; a "
                          f"group is {GROUP_NAMES}")
-    order = {"Z": n, "S": math.factorial(n), "A": math.factorial(n) // 2, "D": 2 * n}[letter]
-    if order > MAX_GROUP_ORDER:
-        raise _too_large(text, order)
+    order = _order(letter, n)
+    if order is None or order > MAX_GROUP_ORDER:
+        raise _too_large(text, order or f"{n}!{'/2' if letter == 'A' else ''}")
     if letter == "Z":
         return CyclicGroup(n)
     if letter == "S":
@@ -143,6 +160,21 @@ def _factor(text: str) -> Group:
         return PermutationGroup(text, [p for p in itertools.permutations(range(n))
                                        if _even(p)], f"A_{n}")
     return PermutationGroup(text, _dihedral(n), f"D_{n}")
+
+
+def _order(letter: str, n: int) -> int | None:
+    """|Z_n| = n, |D_n| = 2n, |S_n| = n!, |A_n| = n!/2; None for a factorial past
+    `MAX_GROUP_ORDER`, which is counted only that far: math.factorial takes seconds at
+    n = 10^6, minutes at 10^7, and overflows past 2^63."""
+    if letter in "ZD":
+        return n if letter == "Z" else 2 * n
+    factorial, k = 1, 1
+    while k < n and factorial <= 2 * MAX_GROUP_ORDER:
+        k += 1
+        factorial *= k
+    if k < n:
+        return None
+    return factorial // 2 if letter == "A" else factorial
 
 
 def _even(p: tuple[int, ...]) -> bool:
@@ -192,7 +224,8 @@ def register_groups_file(path: str | Path) -> list[str]:
     """Register every group of a YAML file of ``name: [generators]``; returns the names."""
     from ..yaml_files import read_yaml
 
-    spec = read_yaml(path, GROUPS_FILE_EXPECTED)
+    spec = read_yaml(path, GROUPS_FILE_EXPECTED,
+                     max_bytes=(MAX_GROUPS_FILE_BYTES, GROUPS_FILE_WHY))
     if not isinstance(spec, dict) or not spec:
         raise ValueError(f"{path}: expected {GROUPS_FILE_EXPECTED}")
     for name, generators in spec.items():

@@ -51,6 +51,21 @@ MAX_GROUP_ORDER = int((MEMORY_BYTES // 64 // BYTES_PER_TABLE_ENTRY) ** 0.5)
 GROUP_ORDER_WHY = (f"its multiplication table holds |G|^2 ids of {BYTES_PER_TABLE_ENTRY} bytes "
                    f"in 1/64 of {MEMORY}")
 
+# -- a group from generators ------------------------------------------------------------
+# `group_names.close` composes each element it finds with each generator, point by point, and
+# holds every element as a tuple of its degree: up to MAX_GROUP_ORDER elements times the
+# generators' points in all. Measured: about 0.1 us a point (20 s for the 14,188 elements of
+# one 14,188-cycle), so at most 4,096 points in all keep a closure within about 6 s and 0.5 GB.
+MAX_GENERATOR_POINTS = 4096
+GENERATOR_POINTS_WHY = (f"the closure composes each of up to {MAX_GROUP_ORDER} elements with "
+                        f"each generator, point by point")
+# A groups file is read whole by the YAML reader, about 60 us a number (61 s for one generator
+# of degree 1,000,000) before any generator can be looked at; groups within the bound above
+# spell in a few tens of KB, and 256 KiB reads in about 2 s.
+MAX_GROUPS_FILE_BYTES = 1 << 18
+GROUPS_FILE_WHY = ("the file is read whole before a generator is looked at; groups within "
+                   f"{MAX_GENERATOR_POINTS} points spell in far less")
+
 # -- rows of a split --------------------------------------------------------------------
 # Every row drawn keeps a 64-bit hash for de-duplication (sampling.first_occurrences), and the
 # doubling draws ask for up to twice the rows requested: at least 16 bytes a row requested, so

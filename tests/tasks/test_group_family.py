@@ -4,6 +4,7 @@ generators (by call and by YAML file)."""
 
 import itertools
 import math
+import time
 
 import numpy as np
 import pytest
@@ -11,7 +12,11 @@ import pytest
 from hf_induction import tasks
 from hf_induction.tasks import group_names, sampling
 from hf_induction.tasks.group_names import named, register_group, register_groups_file
-from hf_induction.tasks.limits import MAX_GROUP_ORDER
+from hf_induction.tasks.limits import (
+    MAX_GENERATOR_POINTS,
+    MAX_GROUP_ORDER,
+    MAX_GROUPS_FILE_BYTES,
+)
 from tests.tasks.reference import compose_perm
 
 NAMES = ["Z2", "Z12", "S3", "S4", "A4", "A5", "D3", "D6", "D30", "Q8", "Z2xZ2", "A4xZ5",
@@ -96,11 +101,27 @@ def test_names_round_trip(name):
     ("acot_L5_Z05", "unknown group 'Z05'"),
     ("acot_L5_S8", f"order 40320, more than {MAX_GROUP_ORDER}"),
     ("acot_L5_A7xS5", f"more than {MAX_GROUP_ORDER}"),
+    # math.factorial overflowed past 2^63, and took minutes at 10^7 before any bound was asked.
+    ("acot_L5_Z99999999999999999999", f"order 99999999999999999999, more than {MAX_GROUP_ORDER}"),
+    ("acot_L5_S99999999999999999999", f"order 99999999999999999999!, more than "
+                                      f"{MAX_GROUP_ORDER}"),
+    ("acot_L5_A1000000", f"order 1000000!/2, more than {MAX_GROUP_ORDER}"),
+    ("acot_L5_A9", f"order 9!/2, more than {MAX_GROUP_ORDER}"),
+    ("acot_L5_A8", f"order 20160, more than {MAX_GROUP_ORDER}"),
 ])
 def test_bad_names_are_one_line(bad, words):
     with pytest.raises(ValueError, match=None) as e:
         tasks.parse("group", bad)
     assert words in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["acot_L5_Z300000", "acot_L5_D300000", "acot_L5_S300000"])
+def test_a_huge_group_parameter_is_refused_before_anything_is_computed(name):
+    # Every order was computed, n! included, before the bound was asked: 3 s at 300,000.
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match="more than"):
+        tasks.parse("group", name)
+    assert time.perf_counter() - started < 0.5
 
 
 def test_the_largest_groups_are_refused_for_their_table():
@@ -131,6 +152,10 @@ def test_generators_close_by_breadth_first_search():
     ("Bad", [[0, 1, 2]], "has order 1"),
     ("Bad", [[1, 0, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 6, 7, 0]],
      f"do not close within {MAX_GROUP_ORDER}"),
+    # A 5,000-cycle closes within the order bound, after 25 million point lookups.
+    ("Bad", [[*range(1, 5000), 0]], f"list 5000 points in all, more than {MAX_GENERATOR_POINTS}"),
+    ("Bad", [[1, 0] * 1024, [0, 1] * 1024, [1, 0]],
+     "of degree 2, 2048 list 4098 points in all"),
 ])
 def test_bad_generators_are_one_line(name, gens, words):
     register_group("Klein", [[1, 0, 3, 2], [2, 3, 0, 1]])
@@ -152,6 +177,17 @@ def test_groups_file(tmp_path):
     bad.write_text("Odd: [[1, 1]]\n")
     with pytest.raises(ValueError, match=r"bad\.yaml: group Odd: generator \[1, 1\]"):
         register_groups_file(bad)
+
+
+def test_a_groups_file_past_its_bound_is_refused_before_it_is_parsed(tmp_path):
+    # One generator of degree 1,000,000 took the YAML reader a minute, then a MemoryError.
+    path = tmp_path / "huge.yaml"
+    path.write_text("Cyc7: [[1, 2, 3, 4, 5, 6, 0]]\n" + "#" * MAX_GROUPS_FILE_BYTES + "\n")
+    with pytest.raises(ValueError) as e:
+        register_groups_file(path)
+    assert f"huge.yaml: {path.stat().st_size} bytes, more than {MAX_GROUPS_FILE_BYTES}" \
+        in str(e.value)
+    assert "Cyc7" not in group_names.registered()
 
 
 def test_every_row_carries_its_groups_facts():
