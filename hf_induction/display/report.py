@@ -201,6 +201,12 @@ def deviations(protocol: dict, rows: Sequence[NstarRow]) -> list[str]:
         lines.append(f"early failure: a run stops when its best validation loss has not "
                      f"fallen by a factor {1 / train.get('min_improvement', 0.5):g} in "
                      f"{train['patience_steps']} steps (paper: every run trains its full budget)")
+    if "validation" in train:
+        # Recorded off its default only (`Setting.plain`): the rule of every older folder.
+        lines.append(f"validation: {train['validation']}, drawn by the training law with the "
+                     "whole pool left to training, so a training set may hold validation words "
+                     "(default: disjoint, set apart from every training set; the paper does "
+                     "not say which)")
     if train.get("stop_on_first_success", True):
         lines.append("a probe stops at its first successful run, and a run at its first "
                      "validation loss below ε (paper: no early stopping mentioned)")

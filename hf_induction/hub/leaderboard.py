@@ -19,7 +19,7 @@ from typing import Any
 
 from ..results import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow
 from ..results.load import CARD, card_table, read_rows, read_table
-from ..results.protocol import PROTOCOL_FILE, protocol_summary
+from ..results.protocol import PROTOCOL_FILE, protocol_summary, validation_rule
 from ..results.render import (
     BOARD_HEADS_COLUMNS,
     BOARD_KAPPA_COLUMNS,
@@ -30,6 +30,7 @@ from ..results.render import (
     SOURCE_COLUMN,
     SPACE_CHECKPOINT_COLUMN,
     SPACE_PROTOCOL_COLUMN,
+    VALIDATION_COLUMN,
     Column,
     Columns,
     by_cell,
@@ -168,6 +169,7 @@ def _pushed(s: Sourced) -> str:
 
 
 SOURCE = Column(SOURCE_COLUMN, lambda s: s.source.label)
+VALIDATION = Columns(Column(VALIDATION_COLUMN, lambda s: validation_rule(s.source.protocol)))
 # What the Space shows beside each κ row: its model's protocol, and the checkpoint pushed.
 SPACE_KAPPA_EXTRA = Columns(
     Column(SPACE_PROTOCOL_COLUMN, lambda s: protocol_summary(s.source.protocol, s.row.model)),
@@ -199,6 +201,8 @@ class BoardTable:
     rows: Callable[[SourceResults], KeyedRows]
     # What leaderboard.md says where the table has no row; None: the section is left out.
     empty: str | None = None
+    # Columns of the row's source (over `Sourced` rows), on the board and in the Space.
+    source_columns: Columns = field(default_factory=Columns)
     # The Space's columns beside the board's, before the source (over `Sourced` rows).
     space_extra: Columns = field(default_factory=Columns)
 
@@ -214,21 +218,23 @@ class BoardTable:
         source); a last column names each row's source where there are several sources (or
         where ``source_column`` says so)."""
         several = len(results) > 1 if source_column is None else source_column
-        columns = self.columns.of(attrgetter("row")) + ((SOURCE,) if several else ())
+        columns = (self.columns.of(attrgetter("row")) + self.source_columns
+                   + ((SOURCE,) if several else ()))
         return columns.names, self._lines(results, columns)
 
     def space(self, results: Sequence[SourceResults]) -> tuple[tuple[str, ...], list[dict]]:
         """The Space's tab: the board's lines, in the board's order, with their source."""
-        columns = self.columns.of(attrgetter("row")) + self.space_extra + (SOURCE,)
+        columns = (self.columns.of(attrgetter("row")) + self.source_columns + self.space_extra
+                   + (SOURCE,))
         return columns.names, self._lines(results, columns)
 
 
 BOARD_TABLES: tuple[BoardTable, ...] = (
     BoardTable("kappa", "κ", "κ per model × format × dataset", "", BOARD_KAPPA_COLUMNS,
                lambda r: [(sort_key(e), e) for e in r.entries], empty="(no κ rows)",
-               space_extra=SPACE_KAPPA_EXTRA),
+               source_columns=VALIDATION, space_extra=SPACE_KAPPA_EXTRA),
     BoardTable("nstar", "N*", "N* per search", "", BOARD_NSTAR_COLUMNS,
-               lambda r: _by_search(r.nstar)),
+               lambda r: _by_search(r.nstar), source_columns=VALIDATION),
     BoardTable("ood", "Out of distribution", "Out of distribution",
                "The best run at N, trained at length L and tested at 2L; accuracy normalised "
                "so that chance is 0 and perfect is 1 (final state: the last state only). "

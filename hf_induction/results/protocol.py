@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..tasks.sampling import DISJOINT
 from .keys import stable_hash
 
 _ABSENT = "<absent>"
@@ -149,6 +150,13 @@ def model_protocol(protocol: Mapping[str, Any], model: str) -> dict[str, Any]:
     for part, values in own.items():
         merged[part] = {**protocol.get(part, {}), **values}
     return merged
+
+
+def validation_rule(protocol: Mapping[str, Any]) -> str:
+    """The rule that set each probe's validation set apart (`tasks.VALIDATION_RULES`): a
+    protocol records it off its default, ``disjoint``, which every folder made before the
+    rule could be chosen validated by."""
+    return protocol.get("train", {}).get("validation", DISJOINT)
 
 
 def protocol_summary(protocol: Mapping[str, Any], model: str | None = None, *,

@@ -437,6 +437,9 @@ BOARD_OOD_COLUMNS = Columns(DATASET, CONFIG, MODEL, SIZE, TEST_LENGTH, FINAL_STA
 
 # Over several results sources, the last column of each board table names a row's source.
 SOURCE_COLUMN = "results"
+# The validation rule of a row's source (its protocol's): a κ or N* of one rule is no
+# measure of the other's.
+VALIDATION_COLUMN = "validation"
 # The Space's κ tab adds each row's protocol and pushed checkpoint (a link, as the source).
 SPACE_PROTOCOL_COLUMN = "protocol"
 SPACE_CHECKPOINT_COLUMN = "pushed checkpoint"

@@ -73,6 +73,12 @@ def test_deviations_name_every_departure_from_the_paper():
                        "seeds": [10, 20, 30, 40, 50], "epsilon": 1e-4,
                        "stop_on_first_success": False}, "search": {"mode": "paper"}}
     assert deviations(paper, [row("acot_L3", 5, 4, preset="paper")]) == []
+    # The validation rule is named off its default only: the paper does not say which.
+    within = {**paper, "train": {**paper["train"], "validation": "in-distribution"}}
+    assert deviations(within, [row("acot_L3", 5, 4, preset="paper")]) == [
+        "validation: in-distribution, drawn by the training law with the whole pool left to "
+        "training, so a training set may hold validation words (default: disjoint, set apart "
+        "from every training set; the paper does not say which)"]
     own = {**PROTOCOL, "by_model": {"gpt2": {"train": {"max_steps": 3000, "lrs": [1e-3]}}}}
     assert ("gpt2 trains under its own settings (its preset's): steps per run 3000; "
             "learning rates [0.001]") in deviations(own, [row("acot_L3", 5, 4)])

@@ -31,11 +31,13 @@ def nstar_row(dataset, config, model, n_star):
     )
 
 
-def write_results(path: Path) -> ResultsFolder:
+def write_results(path: Path, **train) -> ResultsFolder:
+    """A results folder of κ rows over `NSTARS`; ``train`` adds to its protocol's training
+    settings (``validation="in-distribution"``)."""
     folder = ResultsFolder(path)
     # Every folder nstar.py writes records its protocol; readers check it is there.
     folder.check_protocol({"train": {"max_steps": 10, "lrs": [0.01], "seeds": [1, 2],
-                                     "epsilon": 1e-4}, "search": {"mode": "refined"}})
+                                     "epsilon": 1e-4, **train}, "search": {"mode": "refined"}})
     for (dataset, fmt, model), (by_n, joint) in NSTARS.items():
         rows = {n: nstar_row(dataset, f"{fmt}_L{n}", model, v)
                 for n, v in zip(range(2, L + 1), by_n, strict=True)}

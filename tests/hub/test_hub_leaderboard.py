@@ -50,18 +50,20 @@ def test_leaderboard_files_from_a_local_folder(tmp_path):
             assert path.read_bytes()[:8] == PNG and path.stat().st_size > 5000
     md = (tmp_path / "out" / "leaderboard.md").read_text()
     assert _kappa_lines(md) == [
-        "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 | TC0 |",
+        "| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 | TC0 "
+        "| disjoint |",
         "| modadd | Z_5 | acot | 4 | gpt2 | 0.5 | [0.255, 0.997] | none | 600 | (300, 600] | 300 "
-        "| TC0 |",
-        "| modadd | Z_5 | cot | 4 | lstm | 2 | [1.07, 3.91] | none | 45 | (22, 45] | 90 | TC0 |",
+        "| TC0 | disjoint |",
+        "| modadd | Z_5 | cot | 4 | lstm | 2 | [1.07, 3.91] | none | 45 | (22, 45] | 90 | TC0 "
+        "| disjoint |",
         "| modadd | Z_5 | cot | 4 | gpt2 | ≥ 0.687 (lower bound) | [0.687, ∞] | n=3 | 150 "
-        "| (75, 150] | — | TC0 |",
+        "| (75, 150] | — | TC0 | disjoint |",
         "| permutation | S_5 | acot | 4 | dense_ssm | 4 | [2.03, 7.86] | none | 112 "
-        "| (56, 112] | 448 | NC1-complete |",
+        "| (56, 112] | 448 | NC1-complete | disjoint |",
     ]
     # A search that never probed says so, in the words the command line prints.
-    assert ("| modadd | cot_L3 | gpt2 | not probed | (0, ∞) | 1,000,000 | probe limit reached |"
-            in md)
+    assert ("| modadd | cot_L3 | gpt2 | not probed | (0, ∞) | 1,000,000 | probe limit reached "
+            "| disjoint |" in md)
     assert "![kappa_modadd_Z_5](kappa_modadd_Z_5.png)" in md
     # an empty results folder (its protocol recorded, no search yet) gives an empty
     # leaderboard, not an error
@@ -82,7 +84,7 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
     md = (tmp_path / "out" / "leaderboard.md").read_text()
     assert f"Results: `{second}`, `{first}`" in md
     single = ("| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 "
-              "| TC0 |")
+              "| TC0 | disjoint |")
     kappa = _kappa_lines(md)
     # Every κ of both folders, ties in the order the folders were given.
     assert len(kappa) == 2 * len(NSTARS)
@@ -92,7 +94,8 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
     searches = len(NSTARS) * L  # N*_n for n = 2..L and N*_joint, per κ
     assert len(nstar) == 2 * searches + 1
     assert [line for line in nstar if "acot_L9" in line] == [
-        f"| modadd | acot_L9 | lstm | 7 | (3, 7] | 1,000,000 | bracket closed | {second} |"]
+        f"| modadd | acot_L9 | lstm | 7 | (3, 7] | 1,000,000 | bracket closed | disjoint "
+        f"| {second} |"]
     # The figures are over both folders' entries: the same tasks, so the same files.
     assert sorted(p.name for p in (tmp_path / "out").glob("*.png")) == [
         "kappa_modadd_Z_5.png", "kappa_permutation_S_5.png", "nstar_vs_length_modadd_Z_5.png",
@@ -101,6 +104,25 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
     # One source alone: no column naming it.
     write_leaderboard(first, tmp_path / "one")
     assert _kappa_lines((tmp_path / "one" / "leaderboard.md").read_text())[0] == single
+
+
+def test_each_row_names_the_validation_rule_of_its_folder(tmp_path):
+    """A κ or N* of one validation rule is no measure of the other's: each row of both
+    tables names the rule its folder's protocol records (off the default, disjoint)."""
+    from hf_induction.hub.leaderboard import BOARD_TABLES, SourceResults
+
+    disjoint = write_results(tmp_path / "disjoint").path
+    within = write_results(tmp_path / "within", validation="in-distribution").path
+    results = [SourceResults.load(within), SourceResults.load(disjoint)]
+    for table in BOARD_TABLES[:2]:
+        names, lines = table.merged(results)
+        assert names[-2:] == ("validation", "results")
+        rules = {(line["results"], line["validation"]) for line in lines}
+        assert rules == {(str(within), "in-distribution"), (str(disjoint), "disjoint")}
+        # The Space's tab shows the same column, which its filter reads.
+        names, lines = table.space(results)
+        assert [line["validation"] for line in lines] == [
+            line["validation"] for line in table.merged(results)[1]]
 
 
 def test_the_board_ranks_out_of_distribution_checks_within_each_cell(tmp_path):
@@ -204,7 +226,7 @@ push_results({str(tmp_path / "results")!r}, "org/results", create=True)
     md = (tmp_path / "out" / "leaderboard.md").read_text()
     assert f"Results: `org/results`, `{tmp_path / 'results'}`" in md
     single = ("| modadd | Z_5 | acot | 4 | lstm | 4 | [2.05, 7.74] | none | 60 | (30, 60] | 240 "
-              "| TC0 |")
+              "| TC0 | disjoint |")
     assert len(_kappa_lines(md)) == 10 and _kappa_lines(md)[:2] == [
         f"{single} [org/results](https://huggingface.co/datasets/org/results) |",
         f"{single} {tmp_path / 'results'} |"]

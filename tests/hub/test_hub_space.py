@@ -135,3 +135,34 @@ def test_space_table_loads_and_filters(space_url, tmp_path):
             assert _models_shown(page) == ["dense_ssm"]
         finally:
             browser.close()
+
+
+def test_the_validation_filter_keeps_one_rules_rows(tmp_path):
+    """Over a folder of each validation rule, the κ tab's validation filter shows one rule's
+    rows: a κ of one rule is no measure of the other's."""
+    from hf_induction.hub.space import write_space
+
+    write_results(tmp_path / "disjoint")
+    write_results(tmp_path / "within", validation="in-distribution")
+    space = write_space([tmp_path / "disjoint", tmp_path / "within"], tmp_path / "space")
+    with running_app(space, tmp_path) as url, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url, wait_until="domcontentloaded")
+            page.wait_for_selector("#kappa-table [role=grid]", timeout=30_000)
+            page.wait_for_function(
+                "document.querySelector('#kappa-table')?.innerText?.includes('dense_ssm')",
+                timeout=30_000)
+            assert _row_count(page) == 10
+            headers = page.eval_on_selector_all(
+                "#kappa-table [role=columnheader]", "hs => hs.map(h => h.innerText.trim())")
+            page.locator("#validation-filter").get_by_label("in-distribution").check()
+            page.wait_for_function(
+                "document.querySelector('#kappa-table [role=grid]')"
+                ".getAttribute('aria-rowcount') === '6'", timeout=20_000)
+            assert _column(page, headers.index("validation")) == ["in-distribution"] * 5
+            assert all(s.endswith("within") for s in _column(page, headers.index("results")))
+            screenshot(page, tmp_path, "space_validation_filter.png")
+        finally:
+            browser.close()

@@ -22,7 +22,7 @@ from hf_induction.citations import BORN_A_TRANSFORMER, INDUCTION_BIAS
 from hf_induction.hub.head_plots import write_head_figures
 from hf_induction.hub.leaderboard import BOARD_TABLES, SourceResults, board_figures
 from hf_induction.hub.leaderboard import load_table as load_rows
-from hf_induction.results.render import SPACE_LINK_COLUMNS
+from hf_induction.results.render import SPACE_LINK_COLUMNS, VALIDATION_COLUMN
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # What `hf-induction space` wrote beside the app: the sources it was built for, one a line.
@@ -133,12 +133,13 @@ def datatypes(columns) -> list[str]:
     return ["markdown" if c in SPACE_LINK_COLUMNS else "str" for c in columns]
 
 
-def filtered(dataset: str, side: str, fmt: str, model: str, text: str, columns: list[str]):
+def filtered(dataset: str, side: str, fmt: str, model: str, validation: str, text: str,
+             columns: list[str]):
     """The rows matching every filter (``text`` is a substring of any cell), in the columns
     picked (in the table's order)."""
     keep = pd.Series(True, index=TABLE.index)
     for column, value in (("dataset", dataset), ("word problem", side), ("format", fmt),
-                          ("model", model)):
+                          ("model", model), (VALIDATION_COLUMN, validation)):
         if value and value != ALL:
             keep &= TABLE[column] == value
     if text:
@@ -174,6 +175,9 @@ with gr.Blocks(title="κ leaderboard") as demo:
             side = gr.Radio(choices("word problem"), value=ALL, label="Word problem")
             fmt = gr.Radio(choices("format"), value=ALL, label="Format")
             model = gr.Radio(choices("model"), value=ALL, label="Model", elem_id="model-filter")
+            # How validation was drawn: a κ of one rule is no measure of the other's.
+            validation = gr.Radio(choices(VALIDATION_COLUMN), value=ALL, label="Validation",
+                                  elem_id="validation-filter")
             text = gr.Textbox(label="Search", placeholder="any cell, e.g. lstm or Z_5")
         columns = gr.CheckboxGroup(list(TABLE.columns), value=list(TABLE.columns),
                                    label="Columns", elem_id="columns")
@@ -194,8 +198,8 @@ with gr.Blocks(title="κ leaderboard") as demo:
         gr.Markdown(ABOUT)
     with gr.Tab("Citation"):
         gr.Markdown(CITATION)
-    controls = [dataset, side, fmt, model, text, columns]
-    for control in (dataset, side, fmt, model, columns):
+    controls = [dataset, side, fmt, model, validation, text, columns]
+    for control in (dataset, side, fmt, model, validation, columns):
         control.change(filtered, controls, table)
     text.submit(filtered, controls, table)
     text.change(filtered, controls, table)
