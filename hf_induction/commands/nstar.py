@@ -156,6 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ood", nargs="?", type=rows, const=0, default=None, metavar="N",
                    help="after each named config's search, train at size N (no N: the "
                    "largest the budget and pool allow) and test at length 2L (default: off)")
+    p.add_argument("--reach", action="store_true",
+                   help="with --ood (or a sweep's ood: true): also score each OOD check's best "
+                   "run at 2L, 4L, 10L, 100L and 1,000L (500 rows a length; a model with "
+                   "learned positions only as far as they go) (default: off)")
     p.add_argument("--lengthgen", nargs="?", type=rows, const=0, default=None, metavar="N",
                    help="after each named config's search, train at size N (no N: the largest "
                    "the budget and pool allow) and score the best run on the validation set and "
@@ -344,6 +348,8 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
                       else getattr(sweep, f"{flag}_cells") if sweep is not None else ())
                for flag in ("ood", "lengthgen")}
     check_lengthgen(args, checked["lengthgen"])
+    if args.reach and not checked["ood"]:
+        raise ValueError("--reach scores the OOD check's best run at longer lengths: add --ood")
     no_ood = sorted({f"{c.dataset}/{c}" for c in checked["ood"] if not c.OOD_CHECK})
     if no_ood:
         raise ValueError(f"the OOD check (length 2L, normalised state accuracy) is the word "
@@ -399,7 +405,7 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
         campaign = Campaign(
             plan.jobs, settings.train, settings.search, budget.model_preset, args.out,
             force=args.force, progress=not args.no_progress,
-            ood_cells=plan.ood_cells, ood_n=args.ood or None,
+            ood_cells=plan.ood_cells, ood_n=args.ood or None, reach=args.reach,
             lengthgen_cells=plan.lengthgen_cells, lengthgen_n=args.lengthgen or None,
             test_lengths=args.test_lengths, keep_checkpoints=args.keep_checkpoints,
             checkpoint_prefix=args.push_to_hub if args.push_checkpoints else None,

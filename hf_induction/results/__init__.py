@@ -10,6 +10,7 @@ Layout of ``DIR`` (``load_dataset(DIR, "nstar" | "kappa" | "journal" | ...)`` re
     nstar/rank<r>.jsonl     one NstarRow per finished search
     kappa/rank<r>.jsonl     one KappaRow per κ
     ood/rank<r>.jsonl       one OodRow per out-of-distribution check (word problems)
+    reach/rank<r>.jsonl     one ReachRow per (OOD check, length 2L..1,000L) scored
     lengthgen/rank<r>.jsonl one LengthGenRow per length-generalisation check
     pushes/rank<r>.jsonl    one PushRow per checkpoint pushed to the Hub
     heads/rank<r>.jsonl     one HeadsRow per (checkpoint, prompt config, layer, head) scored
@@ -61,6 +62,7 @@ from .render import (
     LENGTHGEN_COLUMNS,
     NSTAR_COLUMNS,
     OOD_COLUMNS,
+    REACH_COLUMNS,
     Column,
     Columns,
     kappa_bounds_text,
@@ -84,6 +86,7 @@ from .rows import (
     OodRow,
     PatchingRow,
     PushRow,
+    ReachRow,
     Row,
 )
 from .tables import TABLES, Table, latest
@@ -119,6 +122,7 @@ __all__ = [
     "LENGTHGEN_COLUMNS",
     "NSTAR_COLUMNS",
     "OOD_COLUMNS",
+    "REACH_COLUMNS",
     "Column",
     "Columns",
     "CorruptLineWarning",
@@ -127,6 +131,7 @@ __all__ = [
     "LengthGenRow",
     "NstarRow",
     "OodRow",
+    "ReachRow",
     "ProtocolMismatch",
     "ResultsFolder",
     "diff_protocols",

@@ -26,6 +26,9 @@ Results of the N* search, the sharing factor κ and length generalisation
 - `kappa`: one row per κ = Σ_n N*_n / N*_joint, with bounds from the search brackets.
 - `ood`: one row per out-of-distribution check: the best run at a large training size,
   tested at length 2L; accuracies normalised so that chance is 0 and perfect is 1.
+- `reach`: one row per (out-of-distribution check, length): the same best run scored at
+  2L, 4L, 10L, 100L and 1,000L (`scored` false beyond a model's learned positions), with
+  `chance`; the accuracies normalised as `ood`'s.
 - `lengthgen`: one row per length-generalisation check: the best run at a training size,
   scored with the task's own metrics on the validation set (the training lengths) and on
   each longer test split; `results` is JSON, split -> lengths and metrics.

@@ -271,9 +271,10 @@ class Columns:
                               right=[c.right for c in self.columns]) + "\n"
 
 
-def three_decimals(value: float) -> str:
-    """An accuracy: three decimals, so that a column of them lines up (chance 0, perfect 1)."""
-    return f"{value:.3f}"
+def three_decimals(value: float | None) -> str:
+    """An accuracy: three decimals, so that a column of them lines up (chance 0, perfect 1);
+    `MISSING` for none (a length a reach check did not score)."""
+    return MISSING if value is None else f"{value:.3f}"
 
 
 # The facts more than one table shows, each under its one name.
@@ -323,6 +324,13 @@ KAPPA_COLUMNS = Columns(DATASET, Column("cell", lambda r: kappa_cell(r)), LENGTH
                         NSTAR_MISSING, NSTAR_JOINT, NSTAR_BY_LENGTH)
 OOD_COLUMNS = Columns(DATASET, CONFIG, MODEL, SIZE, LR, SEED, STEPS, VAL_LOSS, TEST_LENGTH,
                       STATE_ACC, FINAL_STATE_ACC)
+
+# A reach row's length beyond a model's learned positions is not scored: said, not blank.
+BEYOND_POSITIONS = "beyond its positions"
+REACH_COLUMNS = Columns(DATASET, CONFIG, MODEL, SIZE, column("× L", "factor", number, right=True),
+                        column("length", format=number, right=True),
+                        Column("rows", lambda r: number(r.rows)), FINAL_STATE_ACC, STATE_ACC,
+                        Column("scored", lambda r: "yes" if r.scored else BEYOND_POSITIONS))
 
 
 @dataclass(frozen=True)

@@ -311,6 +311,30 @@ class OodRow(BestRunRow):
 
 
 @dataclass(frozen=True)
+class ReachRow(BestRunRow):
+    """How far an OOD check's best run carries: its accuracies at one length, ``factor``
+    times L (`runner.reach`), over ``rows`` rows of that length (fewer than asked where the
+    length's pool holds fewer words; 0 where it was not scored).
+
+    ``scored`` False: the rows are longer than the model's learned absolute positions, and
+    the accuracies are None. Normalised accuracies map ``chance`` (1/|G|) to 0 and perfect
+    to 1.
+    """
+
+    length: int
+    factor: int
+    rows: int
+    scored: bool
+    chance: float
+    state_accuracy: float | None
+    final_state_accuracy: float | None
+    normalised_state_accuracy: float | None
+    normalised_final_state_accuracy: float | None
+    protocol_hash: str
+    finished_at: str
+
+
+@dataclass(frozen=True)
 class LengthGenRow(BestRunRow):
     """One length-generalisation check: the best run at size ``n``, scored on the validation
     set (the training lengths) and on every test split (longer lengths).

@@ -28,6 +28,7 @@ TABLES: tuple[Table, ...] = (
     Table("nstar", rows.NstarRow),
     Table("kappa", rows.KappaRow),
     Table("ood", rows.OodRow),
+    Table("reach", rows.ReachRow),
     Table("lengthgen", rows.LengthGenRow),
     Table("journal", rows.JournalRow),
     Table("pushes", rows.PushRow),

@@ -37,11 +37,11 @@ def predict(model: torch.nn.Module, input_ids: np.ndarray, device: str,
 
 
 def scores(cell: TaskCell, model: torch.nn.Module, examples: Examples, tokens: TokenMap,
-           device: str) -> dict[str, float]:
+           device: str, chunk: int = 256) -> dict[str, float]:
     """The task's metrics of ``model`` on ``examples``: the rows in the model's ids
     (``tokens``), its predictions read back as task ids (an id that carries no task token is
-    wrong), against the rows' own labels."""
-    predictions = predict(model, tokens.encode(examples.input_ids), device)
+    wrong), against the rows' own labels; ``chunk`` rows a forward at most (`predict`)."""
+    predictions = predict(model, tokens.encode(examples.input_ids), device, chunk)
     return cell.metrics(tokens.decode(predictions), examples.labels)
 
 

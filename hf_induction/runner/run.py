@@ -21,14 +21,17 @@ from ..results import (
     KAPPA_COLUMNS,
     NSTAR_COLUMNS,
     OOD_COLUMNS,
+    REACH_COLUMNS,
     KappaRow,
     LengthGenRow,
     NstarRow,
     OodRow,
+    ReachRow,
     ResultsFolder,
     run_key,
 )
 from ..results.checkpoints import checkpoints_dir
+from ..results.render import BEYOND_POSITIONS
 from ..results.rows import DIVERGED_ENDS
 from ..search import ProbeOutcome, SearchSettings, run_search
 from ..search.result import ALL_DIVERGED
@@ -44,6 +47,7 @@ from .neighbours import neighbour_hint
 from .ood import ood_check
 from .plan import lrs_text
 from .probe import JournalProbe, TrainPool
+from .reach import reach_check, reach_key
 from .resolved import CampaignModels, JobModel
 from .schedule import my_jobs
 from .tracking import Trackers
@@ -74,6 +78,9 @@ class Campaign:
     # tested at length 2L after their search.
     ood_cells: tuple = ()
     ood_n: int | None = None
+    # Also score each OOD check's best run at 2L .. 1,000L (`reach.reach_check`): it trains
+    # nothing the check does not, so it is not in the protocol.
+    reach: bool = False
     # Cells whose best run at size lengthgen_n (None: the largest allowed) is scored on the
     # validation set and every longer test split after their search (or alone).
     lengthgen_cells: tuple = ()
@@ -281,6 +288,16 @@ def ood_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> OodR
     return row
 
 
+def reach_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> list[ReachRow]:
+    def said(row: ReachRow) -> None:
+        score = (f"{row.normalised_final_state_accuracy:.3f}" if row.scored
+                 else BEYOND_POSITIONS)
+        tqdm.write(f"  {job.label}: reach at length {row.length:,} ({row.factor:,} L): "
+                   f"normalised final state {score}")
+
+    return check_one(reach_check, job, folder, campaign.ood_n, on_length=said)
+
+
 def lengthgen_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> LengthGenRow:
     keep_in = checkpoints_dir(campaign.out) if campaign.keep_checkpoints else None
     row = check_one(lengthgen_check, job, folder, campaign.lengthgen_n, keep_in=keep_in,
@@ -442,6 +459,8 @@ def run_job(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
                 push_checkpoints(job, row, campaign, folder)
         if job.cell in campaign.ood_cells:
             ood_one(job, campaign, folder)
+            if campaign.reach:
+                reach_one(job, campaign, folder)
         if job.cell in campaign.lengthgen_cells:
             lengthgen_one(job, campaign, folder)
     finally:
@@ -456,6 +475,7 @@ class CampaignResults:
     kappa: list[KappaRow] = field(default_factory=list)
     ood: list[OodRow] = field(default_factory=list)
     lengthgen: list[LengthGenRow] = field(default_factory=list)
+    reach: list[ReachRow] = field(default_factory=list)
 
     @property
     def measured_nothing(self) -> bool:
@@ -547,6 +567,9 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
         nstar=[r for r in nstar if r is not None],
         kappa=write_kappa_rows(campaign, folder, protocol_hash, built),
         ood=own(folder.read_ood(), "ood"),
+        reach=[r for r in folder.read(ReachRow) if (r.config, r.model) in by_name
+               and r.key == reach_key(by_name[(r.config, r.model)].fields, r.n, r.length)]
+        if campaign.reach else [],
         lengthgen=own(folder.read_lengthgen(), "lengthgen",
                       lambda job: chosen_lengths(job.cell, campaign.test_lengths)))
 
@@ -577,6 +600,10 @@ def print_tables(results: CampaignResults, file=None) -> None:
     if ood:
         print("\nOut of distribution (length 2L; chance 0, perfect 1):", file=file)
         write_table(ood, OOD_COLUMNS, file=file)
+    if results.reach:
+        print("\nReach (the OOD check's best run at 2L .. 1,000L; chance 0, perfect 1):",
+              file=file)
+        write_table(results.reach, REACH_COLUMNS, file=file)
     if results.lengthgen:
         print("\nLength generalisation (the best run at N, scored on the training lengths "
               "and on longer ones):", file=file)
