@@ -105,6 +105,11 @@ def prompts_from_cell(cell: TaskCell, n: int, seed: int = 0,
     return out
 
 
+def repeated_tokens(length: int) -> int:
+    """The tokens of one repeated-sequence prompt of k = ``length``: BOS, then r_1..r_k twice."""
+    return 2 * length + 1
+
+
 def repeated_random_prompts(symbol_ids, length: int, n: int, seed: int,
                             bos_id: int) -> HeadPrompts:
     """TransformerLens' induction prompts: ``[BOS, r_1..r_k, r_1..r_k]`` with k = ``length``,

@@ -70,6 +70,24 @@ def _check_models(names: list[str]) -> None:
             model_spec(name)  # ValueError naming the models allowed
 
 
+def _check_prompts(checkpoints, n_prompts: int) -> None:
+    """ValueError, one line, where ``n_prompts`` repeated sequences of a checkpoint (drawn
+    ``n_prompts`` at a time; a cell's validation split holds what it holds) take more memory
+    than this machine has, by the floor nstar holds a training set to
+    (`runner.memory.check_train_rows`)."""
+    from ..analysis.prompts import repeated_tokens
+    from ..analysis.sets import REPEATED
+    from ..runner.memory import check_train_rows, machine_memory
+
+    memory = machine_memory("cpu")
+    for checkpoint in checkpoints:
+        for prompt_set in checkpoint.sets:
+            if prompt_set.dataset == REPEATED:
+                check_train_rows("--prompts", n_prompts, n_prompts,
+                                 repeated_tokens(prompt_set.cell.max_len), memory,
+                                 f"{checkpoint.name} on {prompt_set.config}", what="prompts")
+
+
 def _plan(args, parser):
     """(folder, checkpoints, notes, skip_without_attention, models loaded), or a one-line
     usage error; a --checkpoint is loaded and checked before its --out is made."""
@@ -97,6 +115,7 @@ def _plan(args, parser):
                         f"{', '.join(held)})" if args.model and held else notes[0] if notes
                         else "no checkpoints (nstar --lengthgen --keep-checkpoints keeps them)")
                 parser.error(f"{args.results}/checkpoints: {what}")
+            _check_prompts(checkpoints, args.prompts)
             return ResultsFolder(folder.path), checkpoints, notes, args.model is None, {}
         if args.model:
             parser.error("--model filters RESULTS_DIR's checkpoints; --checkpoint names one")
@@ -108,6 +127,7 @@ def _plan(args, parser):
             parser.error(f"--checkpoint {args.checkpoint}: not a model folder (no config.json)")
         cells = [parse(args.dataset, name) for name in args.config]
         checkpoint = given_checkpoint(args.checkpoint, cells)
+        _check_prompts([checkpoint], args.prompts)
         options = _options(args)
         model = ready_model(checkpoint, options)
         return ResultsFolder(args.out), [checkpoint], [], False, {checkpoint.name: model}

@@ -118,14 +118,15 @@ def check_batch(batch: int, step: Step, memory: Memory, where: str) -> None:
 
 
 def check_train_rows(flag: str, rows: int, pool: int, tokens: int, memory: Memory,
-                     where: str) -> None:
+                     where: str, what: str = "training rows") -> None:
     """ValueError, one line naming ``flag``, its bound and why, if a training set of ``rows``
-    rows (at most the cell's ``pool``) of ``tokens`` tokens exceeds ``memory``."""
+    rows (at most the cell's ``pool``) of ``tokens`` tokens exceeds ``memory``. ``what`` names
+    the rows in the message (the prompts `hf-induction heads` draws are held to it too)."""
     held = min(rows, pool)
     row_bytes = tokens * BYTES_PER_TOKEN
     bound = memory.size // row_bytes
     if held > bound:
         raise ValueError(
-            f"{flag} {rows} exceeds {bound} for {where}: {held} training rows of {tokens} tokens "
+            f"{flag} {rows} exceeds {bound} for {where}: {held} {what} of {tokens} tokens "
             f"at {BYTES_PER_TOKEN} bytes a token as drawn take {gib(held * row_bytes)}, more "
             f"than {memory.what}")

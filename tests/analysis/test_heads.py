@@ -234,6 +234,22 @@ def test_bad_input_is_one_line(scored, tmp_path):
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
 
+def test_prompts_no_machine_holds_are_refused_before_any_is_drawn(scored, tmp_path,
+                                                                   monkeypatch):
+    # A billion prompts ended in a 238 GiB allocation; nstar's floor of a training set holds.
+    monkeypatch.setenv("HF_INDUCTION_MEMORY_GIB", "24")
+    out, _ = scored
+    huge = ["--prompts", "1000000000", "--no-progress"]
+    one_line_error(run_command(["heads", str(out), *huge]),
+                   "--prompts 1000000000 exceeds", "on repeated_L4_V12: 1000000000 prompts of 9 "
+                   "tokens at 32 bytes a token", "more than 24.0 GiB")
+    rope = out / "checkpoints" / "rope-UF_L4_V12-n100"
+    one_line_error(run_command(["heads", "--checkpoint", str(rope), "--dataset", "copy",
+                                "--config", "UF_L4_V12", "--out", str(tmp_path / "x"), *huge]),
+                   "--prompts 1000000000 exceeds")
+    assert not (tmp_path / "x").exists()
+
+
 def test_a_family_task_its_symbols_cannot_draw_is_left_out():
     sets, left_out = checkpoint_sets(parse("copy", "NF_L6_V8"))
     assert [s.config for s in sets] == ["repeated_L6_V8"]
