@@ -27,7 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def usage() -> str:
     width = max(map(len, COMMANDS))
     lines = [f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()]
-    return ("usage: hf-induction COMMAND [ARGS ...]   (hf-induction COMMAND --help)\n\n"
+    return ("usage: hf-induction COMMAND [ARGS ...]   (hf-induction COMMAND --help; "
+            "hf-induction --version)\n\n"
             "commands:\n" + "\n".join(lines) + "\n")
 
 
@@ -36,6 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(usage(), end="")
         return 0 if argv else 2
+    if argv[0] == "--version":
+        from .. import __version__
+
+        print(f"hf-induction {__version__}")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
         print(f"hf-induction: error: unknown command {name!r}; allowed: "

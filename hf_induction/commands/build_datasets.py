@@ -1,7 +1,7 @@
 """Materialise task configs into a folder laid out as a Hub dataset repo (parquet + card).
 
-    hf-induction build-datasets --dataset modadd --configs acot_L20 cot_L10_uniform \
-        --out build/hub/induction-bias/modadd [--train-size N] [--seed S] \
+    hf-induction build-datasets --dataset modadd --configs acot_L20 cot_L10_uniform \\
+        --out build/hub/induction-bias/modadd [--train-size N] [--seed S] \\
         [--splits train validation] [--push-to-hub REPO]
 
 Then ``load_dataset("build/hub/induction-bias/modadd", "acot_L20")`` works offline.

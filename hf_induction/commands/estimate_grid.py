@@ -1,7 +1,6 @@
 """Estimate the device hours of a sweep at the paper's model sizes and 250,000-step budget.
 
-    hf-induction estimate-grid --sweep scripts/sweeps/paper_grid.yaml \\
-        --results results/first_campaign
+    hf-induction estimate-grid --sweep paper_grid --results results/first_campaign
 
 Prints, per model, the probes, training steps, FLOPs and hours at each --tflops rate (and,
 with --device-check, at the rate the prepared device script measured for it) under
@@ -14,10 +13,9 @@ smaller pool): the number of probes depends on it only logarithmically.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-from hf_induction.commands.parsing import Parser, positive_finite, prog
+from hf_induction.commands.parsing import Parser, first_line, positive_finite, prog
 from hf_induction.estimate import (
     ALGORITHM_1,
     REFINED,
@@ -29,42 +27,54 @@ from hf_induction.results import existing_results_folder, latest
 from hf_induction.results.render import markdown_table
 from hf_induction.results.render import number as fmt
 from hf_induction.runner.sweep import load_sweep
+from hf_induction.sweeps import sweep_file
+
+
+def read_device_check(path: Path) -> tuple[dict[str, float], str]:
+    """(each model's measured rate, the device) of a device check's JSON, or ValueError in one
+    line naming the file and what it should hold."""
+    try:
+        check = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else first_line(e)
+        raise ValueError(f"--device-check {path}: {why}") from None
+    if not isinstance(check, dict):
+        raise ValueError(f"--device-check {path}: holds a JSON {type(check).__name__}, not the "
+                         "object of figures the device check writes")
+    try:
+        rates = measured_rates(check)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"--device-check {path}: a MODEL_run_steps_per_s figure is not a "
+                         f"number ({first_line(e)})") from None
+    if not rates:
+        raise ValueError(f"--device-check {path}: no MODEL_run_steps_per_s figure (run its "
+                         "processes measurement)")
+    return rates, str(check.get("device", "the device"))
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog(__name__), description=__doc__)
-    p.add_argument("--sweep", type=Path, required=True,
-                   help="the sweep file to cost (scripts/sweeps/paper_grid.yaml)")
+    p.add_argument("--sweep", type=sweep_file, required=True,
+                   help="the sweep file to cost, or paper_grid (the paper's whole grid, which "
+                   "the package ships)")
     p.add_argument("--results", type=existing_results_folder,
                    help="a results folder to measure the saving in (default: none; our "
                    "protocol's fraction of the full budget is then taken as 1)")
     p.add_argument("--tflops", type=positive_finite, nargs="+", default=[20.0, 100.0],
                    help="achieved device rates to convert FLOPs to hours (TFLOP/s)")
     p.add_argument("--device-check", type=Path, metavar="JSON",
-                   help="the JSON scripts/device_check.sh wrote on a GPU: hours from each "
-                   "model's measured trained runs x steps per second (its processes "
-                   "measurement) in a column of their own, summed over the models it measured "
-                   "(default: none; hours from --tflops only)")
+                   help="the JSON a checkout's scripts/device_check.sh writes on a GPU: "
+                   "hours from each model's measured trained runs x steps per second (its "
+                   "processes measurement) in a column of their own, summed over the models it "
+                   "measured (default: none; hours from --tflops only)")
     args = p.parse_args(argv)
     rates, device = {}, None
-    if args.device_check is not None:
-        try:
-            check = json.loads(args.device_check.read_text())
-        except (OSError, ValueError) as e:
-            print(f"estimate_grid.py: error: --device-check {args.device_check}: {e}",
-                  file=sys.stderr)
-            return 2
-        rates, device = measured_rates(check), check.get("device", "the device")
-        if not rates:
-            print(f"estimate_grid.py: error: --device-check {args.device_check}: no "
-                  "MODEL_run_steps_per_s figure (run its processes measurement)",
-                  file=sys.stderr)
-            return 2
     try:
+        if args.device_check is not None:
+            rates, device = read_device_check(args.device_check)
         jobs = load_sweep(args.sweep).jobs
     except ValueError as e:
-        print(f"estimate_grid.py: error: {e}", file=sys.stderr)
-        return 2
+        p.error(str(e))
     fractions = {}
     if args.results is not None:
         folder = args.results

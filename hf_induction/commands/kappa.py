@@ -19,7 +19,8 @@ from hf_induction.results import (
 def main(argv=None) -> int:
     p = Parser(prog=prog(__name__), description=__doc__)
     p.add_argument("results", type=existing_results_folder,
-                   help="a results folder written by nstar.py")
+                   help="a results folder (one holding protocol.json, as hf-induction nstar "
+                   "writes)")
     args = p.parse_args(argv)
     rows = kappa_rows(args.results)
     if not rows:

@@ -17,6 +17,7 @@ from ..runner.schedule import SCHEDULES
 from ..runner.tracking import REPORT_TO, check_available
 from ..settings import GROUPS, SETTINGS, SWEEP_GROUPS, Setting
 from ..settings.values import OFF
+from ..sweeps import find_sweep, sweep_file
 from ..tasks import DATASETS, parse
 from .parsing import (
     Parser,
@@ -131,8 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="task configs, e.g. acot_L10_uniform (grammar in the dataset card; "
                    "default: none)")
     add_groups_flag(p)
-    p.add_argument("--sweep", type=Path, metavar="FILE",
-                   help="a sweep file (scripts/sweeps/paper_grid.yaml) in place of "
+    p.add_argument("--sweep", type=sweep_file, metavar="FILE",
+                   help="a sweep file, or paper_grid (the paper's whole grid, which the "
+                   "package ships), in place of "
                    "--dataset/--config/--model/--kappa; its optional 'budget:' mapping takes "
                    "the budget and search flags, under --config-file and the command line "
                    "(default: none)")
@@ -197,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "group; one whose largest size failed sends it to its cap first), at a "
                    "point of the cold search's own climb, so that under outcomes monotone in "
                    "N it finds the same N* from fewer probes (1.53x fewer replayed on the "
-                   "published searches); it changes no run, and no protocol (default: on)")
+                   "published searches); it changes no run, and no protocol")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     r.add_argument("--report-to", nargs="+", choices=REPORT_TO, default=["none"],
                    metavar="TRACKER",
@@ -227,7 +229,7 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argpa
     argv = list(sys.argv[1:] if argv is None else argv)
     pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     pre.add_argument("--config-file", type=Path)
-    pre.add_argument("--sweep", type=Path)
+    pre.add_argument("--sweep")
     known, _ = pre.parse_known_args(argv)
     recipe: list[str] = []
     try:
@@ -235,11 +237,11 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argpa
             recipe = recipe_tokens(parser, read_recipe(known.config_file),
                                    f"--config-file {known.config_file}")
         # The sweep file may be named on the command line or in the recipe.
-        sweep = known.sweep
+        sweep = None if known.sweep is None else find_sweep(known.sweep)
         if sweep is None and recipe:
             sweep = parser.parse_args(recipe).sweep
         budget: list[str] = []
-        if sweep is not None and sweep.exists():
+        if sweep is not None:
             from ..runner.sweep import SWEEP_EXPECTED
             from ..yaml_files import read_yaml
 
@@ -304,7 +306,7 @@ class Plan:
 def _jobs(args: argparse.Namespace):
     """(jobs, cells, the sweep or None) of --sweep, or of --dataset, --config and --model."""
     from ..runner.job import plan_jobs
-    from ..runner.sweep import load_sweep
+    from ..runner.sweep import check_kappa, load_sweep
 
     if (args.sweep is None) == (args.dataset is None or args.config is None):
         raise ValueError("give either --dataset and --config, or --sweep FILE")
@@ -314,6 +316,8 @@ def _jobs(args: argparse.Namespace):
     cells = [parse(args.dataset, name) for name in args.config]
     once("--config", args.config, cells)
     once("--model", args.model)
+    if args.kappa:
+        check_kappa(cells)
     jobs = plan_jobs(cells, args.model, args.kappa, args.data_seed, search=not args.no_search)
     return jobs, cells, None
 

@@ -39,6 +39,11 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
     def _get_help_string(self, action: argparse.Action) -> str:
         if action.default is None:
             return action.help or ""
+        if isinstance(action, argparse.BooleanOptionalAction):
+            # Python before 3.13 appends its own "(default: True)" to the help: said once, as
+            # the flag's two forms read, on or off.
+            text = (action.help or "").replace(" (default: %(default)s)", "")
+            return f"{text} (default: {'on' if action.default else 'off'})"
         return super()._get_help_string(action)
 
 

@@ -46,7 +46,8 @@ def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog(__name__), description=__doc__)
     p.add_argument("results", type=existing_results_folder,
-                   help="a results folder written by nstar.py")
+                   help="a results folder (one holding protocol.json, as hf-induction nstar "
+                   "writes)")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
     folder = args.results

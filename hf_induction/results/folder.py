@@ -116,7 +116,8 @@ class ResultsFolder:
 
     @classmethod
     def existing(cls, path: str | Path) -> ResultsFolder:
-        """A folder nstar.py has written, opened to read; creates nothing where there is none.
+        """A folder `hf-induction nstar` has written, opened to read; creates nothing where
+        there is none.
 
         Raises FileNotFoundError naming the path when it is not a results folder.
         """

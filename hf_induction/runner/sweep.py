@@ -1,4 +1,4 @@
-"""A sweep file: many cells and models as one campaign (``nstar.py --sweep FILE``)."""
+"""A sweep file: many cells and models as one campaign (``hf-induction nstar --sweep FILE``)."""
 
 from __future__ import annotations
 
@@ -76,6 +76,8 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
         except (TypeError, ValueError) as e:
             raise ValueError(f"{where}: {e}") from e
         switch = {key: _switch(entry, key, where) for key in SWITCHES}
+        if switch["kappa"]:
+            check_kappa(cells, f"{where}: kappa: true")
         for job in plan_jobs(cells, list(entry["models"]), switch["kappa"], data_seed,
                              search=switch["search"]):
             jobs.setdefault(job)
@@ -84,6 +86,18 @@ def load_sweep(path: str | Path, data_seed: int = 0) -> Sweep:
         if switch["lengthgen"]:
             lengthgen_cells += [c for c in cells if c not in lengthgen_cells]
     return Sweep(list(jobs), tuple(ood_cells), tuple(lengthgen_cells))
+
+
+def check_kappa(cells, flag: str = "--kappa") -> None:
+    """ValueError, one line, for a cell too short for κ's schedule: its joint cell draws the
+    lengths min_length..L uniformly, so a shorter L has no joint cell (its own error names
+    the uniform law, which the user never wrote)."""
+    for cell in cells:
+        if cell.max_len < cell.min_length:
+            raise ValueError(
+                f"{flag} on {cell} needs L >= {cell.min_length}: kappa divides the N* of the "
+                f"fixed lengths {cell.min_length}..L by the N* of the joint cell, those lengths "
+                f"drawn uniformly; {cell} has L = {cell.max_len} (drop {flag}, or give a longer L)")
 
 
 def _length(value) -> int:

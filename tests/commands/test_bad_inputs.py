@@ -243,3 +243,35 @@ def test_a_sweep_switch_is_a_yaml_boolean(key, tmp_path):
                     f"    models: [dense_ssm]\n    {key}: 'false'\n")
     one_line_refusal(run_command(["nstar", "--sweep", str(path), "--out",
                                   str(tmp_path / "out")]), f"{key} takes true or false")
+
+
+# -- kappa's schedule, and estimate-grid's files ---------------------------------------------
+
+def test_kappa_on_a_length_too_short_for_it_says_why(tmp_path):
+    # The joint cell's error named the uniform law, which the command line never wrote.
+    result = run_command(["nstar", "--dataset", "modadd", "--config", "acot_L1_m2", "--kappa",
+                          "--out", str(tmp_path / "out")])
+    one_line_refusal(result, "--kappa on acot_L1_m2 needs L >= 2", "the joint cell",
+                     "acot_L1_m2 has L = 1")
+    path = tmp_path / "sweep.yaml"
+    path.write_text("sweep:\n  - dataset: modadd\n    configs: [acot_L1_m2]\n"
+                    "    models: [dense_ssm]\n    kappa: true\n")
+    one_line_refusal(run_command(["nstar", "--sweep", str(path), "--out",
+                                  str(tmp_path / "out")]),
+                     "sweep entry 0: kappa: true on acot_L1_m2 needs L >= 2")
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("[1, 2]", "holds a JSON list, not the object of figures the device check writes"),
+    ("{\"gpt2_run_steps_per_s\": [1]}", "a MODEL_run_steps_per_s figure is not a number"),
+    ("{\"device\": \"H100\"}", "no MODEL_run_steps_per_s figure"),
+    ("{", "Expecting property name"),
+], ids=["list", "not-a-number", "no-figure", "bad-json"])
+def test_estimate_grid_names_itself_and_the_bad_device_check(text, expected, tmp_path):
+    # A list ended in an AttributeError; the other errors said "estimate_grid.py".
+    path = tmp_path / "check.json"
+    path.write_text(text)
+    err = one_line_refusal(run_command(["estimate-grid", "--sweep", "paper_grid",
+                                        "--device-check", str(path)]),
+                           f"--device-check {path}: {expected}")
+    assert err.startswith("hf-induction estimate-grid: error: "), err
