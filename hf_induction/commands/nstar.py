@@ -390,6 +390,26 @@ def resolve_models(plan: Plan, models) -> None:
                              else f"--model {job.model}: {why}") from None
 
 
+def check_outside_models(plan: Plan, preset: str) -> None:
+    """ValueError, one line, for a model from outside the package (an entry point's, a file's
+    or a module's spec) that fails the part of the contract a campaign runs before training
+    (`contract.BEFORE_TRAINING`: the logits' shape, the labels loss against the trainer's), so
+    that it never trains and writes rows; the line names what failed and the whole check."""
+    from ..models.registry import SPECS
+    from ..models.source import SpecSource
+    from ..training.contract import BEFORE_TRAINING, FULL_CHECK, check_model
+
+    for name, source in plan.sources.items():
+        if not isinstance(source, SpecSource) or name in SPECS:
+            continue
+        report = check_model(source, preset, BEFORE_TRAINING)
+        if not report.ok:
+            failed = "; ".join(f"{c.name}: {c.detail}" for c in report.checks
+                               if c.passed is False)
+            raise ValueError(f"--model {name} breaks the contract the trainer relies on "
+                             f"({failed}); the whole check: {FULL_CHECK.format(name=name)}")
+
+
 def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):
     """The `Campaign` the arguments ask for, everything checked before anything is written;
     errors go through parser.error.
@@ -419,6 +439,7 @@ def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser
             by_model=settings.by_model, sources=plan.sources,
             groups=plan.groups)
         resolve_models(plan, campaign.models)
+        check_outside_models(plan, budget.model_preset)
         check_memory(plan.jobs, campaign.models,
                      {m: campaign.settings_for(m)[0] for m in plan.models},
                      [("--n-max", args.n_max, None), ("--n-start", args.n_start, None),

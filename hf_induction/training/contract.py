@@ -5,6 +5,8 @@ Every registered model passes it (tests/models/test_ecosystem_contract.py), so a
 passes trains through ``hf-induction nstar`` as ours do. The checks, each on a few rows laid
 out as the tasks lay theirs out (BOS, prompt, SEP, supervised answer, EOS, right padding):
 
+- output shape: the logits are [batch, length, vocab_size], one score per token of the
+  config's vocabulary at every position;
 - labels loss: ``model(input_ids, labels=labels).loss`` is the trainer's loss
   (`causal_lm_loss`) on the batch as the trainer cuts it (`trimmed`);
 - output embeddings: ``get_output_embeddings()`` is the head that makes the logits, and
@@ -101,6 +103,16 @@ def _rows(length: int = 14, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
 def _saying(what: str) -> Callable[[str], str]:
     """An ``assert_close`` message: what differs, then its own account (how much, where)."""
     return lambda account: f"{what}: {account}"
+
+
+def _output_shape(factory: Callable, ids: torch.Tensor, labels: torch.Tensor) -> str:
+    model = factory().eval()
+    with torch.no_grad():
+        logits = model(input_ids=ids).logits
+    expected = [*ids.shape, model.config.vocab_size]
+    assert list(logits.shape) == expected, (
+        f"the logits are {list(logits.shape)}, not [batch, length, vocab_size] = {expected}")
+    return ""
 
 
 def _labels_loss(factory: Callable, ids: torch.Tensor, labels: torch.Tensor) -> str:
@@ -230,6 +242,7 @@ def _stacked_grid(factory: Callable, ids: torch.Tensor, labels: torch.Tensor) ->
 
 
 CHECKS: dict[str, Callable] = {
+    "output shape": _output_shape,
     "labels loss": _labels_loss,
     "output embeddings": _output_embeddings,
     "autocast": _autocast,
@@ -237,6 +250,14 @@ CHECKS: dict[str, Callable] = {
     "generation": _generation,
     "stacked grid": _stacked_grid,
 }
+
+
+# The part of the contract a campaign runs before it trains an outside model: one forward and
+# one loss on six rows, well under a second, where the whole check trains and generates.
+BEFORE_TRAINING = ("output shape", "labels loss")
+# How a reader runs the whole check on a model name.
+FULL_CHECK = ("python -c \"from hf_induction.training.contract import check_model; "
+              "print(check_model({name!r}))\"")
 
 
 def _first_lines(error: BaseException, lines: int = 3) -> str:
@@ -273,28 +294,36 @@ class _RowsVocab:
         return dict(SPECIAL_TOKENS)
 
 
-def check_model(model, preset: str = "tiny") -> ContractReport:
+def check_model(model, preset: str = "tiny",
+                checks: tuple[str, ...] | None = None) -> ContractReport:
     """Run every check of the contract on a model, built fresh for each at ``preset``.
 
     Args:
         model: a `ModelSpec`, or any name ``--model`` takes (ours, an installed package's,
             ``path/to/file.py:NAME``, ``module:NAME``, ``hf:...``).
         preset: the model preset to build it at ("tiny" runs in seconds on a CPU).
+        checks: the names of the checks to run (`CHECKS`' order kept); None runs them all
+            (`BEFORE_TRAINING` is what a campaign runs before it trains an outside model).
 
     Returns:
         A `ContractReport`; ``report.ok``, ``report.failed``, ``print(report)``, or
         ``report.raise_if_failed()``. A model that cannot be built raises (ValueError naming
         why), as ``--model`` would.
     """
+    unknown = sorted(set(checks or ()) - set(CHECKS))
+    if unknown:
+        raise ValueError(f"unknown check(s) {unknown}; the checks: {list(CHECKS)}")
     name, factory = _factory(model, preset)
     ids, labels = _rows()
-    checks = []
+    verdicts = []
     for check_name, check in CHECKS.items():
+        if checks is not None and check_name not in checks:
+            continue
         try:
             passed, detail = True, check(factory, ids, labels)
         except NotApplicable as e:
             passed, detail = None, str(e)
         except Exception as e:  # a failed check is reported, and the others still run
             passed, detail = False, _first_lines(e)
-        checks.append(Check(check_name, passed, detail))
-    return ContractReport(name, tuple(checks))
+        verdicts.append(Check(check_name, passed, detail))
+    return ContractReport(name, tuple(verdicts))

@@ -1,5 +1,6 @@
 """A researcher's own model, written into a folder outside the tree: a GRU causal LM (config,
-model, `ModelSpec`), and a broken copy whose loss forgets the shift to the next token.
+model, `ModelSpec`), a broken copy whose loss forgets the shift to the next token, and one
+whose head scores three tokens more than its vocabulary.
 
 `write_package` lays it out as an installed distribution (a package and its ``dist-info``
 with an entry point in ``hf_induction.models``), `write_file` as one Python file.
@@ -87,6 +88,23 @@ class BrokenForCausalLM(GRUForCausalLM):
     def loss_of(self, logits, labels):
         # Output j scored against label j, not j + 1.
         return nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten())
+
+
+class WideHeadConfig(GRUConfig):
+    model_type = "outside_wide_head_{tag}"
+
+
+class WideHeadForCausalLM(GRUForCausalLM):
+    config_class = WideHeadConfig
+
+    def __init__(self, config):
+        super().__init__(config)
+        # A head sized by hand: logits of three tokens the vocabulary does not have.
+        self.lm_head = nn.Linear(config.hidden_size, config.vocab_size + 3)
+        self.post_init()
+
+    def loss_of(self, logits, labels):
+        return nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1), labels[:, 1:].flatten())
 '''
 
 SPECS = '''
@@ -104,6 +122,9 @@ WIDE = ModelSpec(name="{name}_wide", config={config},
 BROKEN = ModelSpec(name="{name}_broken", config={broken_config}, presets=PRESETS,
                    flops_per_token=lambda config, length: 0.0, cpu_budget=BUDGET,
                    auto_classes={{"AutoModelForCausalLM": {broken_model}}})
+WIDE_HEAD = ModelSpec(name="{name}_wide_head", config={wide_head_config}, presets=PRESETS,
+                      flops_per_token=lambda config, length: 0.0, cpu_budget=BUDGET,
+                      auto_classes={{"AutoModelForCausalLM": {wide_head_model}}})
 '''
 
 
@@ -117,7 +138,9 @@ def write_package(site: Path, package: str, name: str) -> Path:
     (site / package / "__init__.py").write_text(SPECS.format(
         name=name, config=repr(f"{where}:GRUConfig"), model=repr(f"{where}:GRUForCausalLM"),
         broken_config=repr(f"{where}:BrokenConfig"),
-        broken_model=repr(f"{where}:BrokenForCausalLM")) + "\nMORE = [WIDE]\n")
+        broken_model=repr(f"{where}:BrokenForCausalLM"),
+        wide_head_config=repr(f"{where}:WideHeadConfig"),
+        wide_head_model=repr(f"{where}:WideHeadForCausalLM")) + "\nMORE = [WIDE]\n")
     dist = site / f"{package}-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
@@ -130,5 +153,6 @@ def write_file(path: Path, name: str) -> Path:
     """One Python file holding the classes and specs that name them as classes."""
     path.write_text(MODELING.format(tag=path.stem) + SPECS.format(
         name=name, config="GRUConfig", model="GRUForCausalLM", broken_config="BrokenConfig",
-        broken_model="BrokenForCausalLM"))
+        broken_model="BrokenForCausalLM", wide_head_config="WideHeadConfig",
+        wide_head_model="WideHeadForCausalLM"))
     return path

@@ -118,9 +118,36 @@ def test_the_contract_names_what_a_broken_model_gets_wrong(site):
         report.raise_if_failed()
 
 
+def test_the_contract_names_logits_of_another_vocabulary(site):
+    report = check_model(file_name(site, "WIDE_HEAD"))
+    assert report.failed[0] == "output shape"
+    assert "the logits are [6, 14, 12], not [batch, length, vocab_size] = [6, 14, 9]" \
+        in str(report)
+
+
+@pytest.mark.parametrize("attr, says", [
+    ("WIDE_HEAD", "output shape: AssertionError: the logits are [6, 14, 12], not [batch, "
+                  "length, vocab_size] = [6, 14, 9]"),
+    ("BROKEN", "labels loss: AssertionError: the model's labels loss is not the trainer's"),
+], ids=["logits", "loss"])
+def test_an_outside_model_that_breaks_the_contract_never_trains(site, attr, says, tmp_path):
+    # The wide head trained and wrote an N* row: the trainer scores logits as they come.
+    model = file_name(site, attr)
+    out = tmp_path / "results"
+    done = run_command(["nstar", "--dataset", "modadd", "--config", "acot_L4_m3",
+                        "--model", model, *FAST, "--n-max", "8", "--out", str(out)])
+    err = done.stderr.strip()
+    assert done.returncode == 2 and len(err.splitlines()) == 1, err
+    assert f"--model {model} breaks the contract the trainer relies on ({says}" in err
+    assert ("the whole check: python -c \"from hf_induction.training.contract import "
+            f"check_model; print(check_model({model!r}))\"") in err
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("model, says", [
     ("nowhere.py:SPEC", "model nowhere.py:SPEC: no such file nowhere.py"),
-    ("{file}:NOPE", "has no attribute 'NOPE'; its ModelSpecs: ['BROKEN', 'SPEC', 'WIDE']"),
+    ("{file}:NOPE", "has no attribute 'NOPE'; its ModelSpecs: ['BROKEN', 'SPEC', 'WIDE', "
+                    "'WIDE_HEAD']"),
     ("{file}:PRESETS", "PRESETS is a dict, not a ModelSpec"),
     ("no_such_module_here:SPEC", "no module named 'no_such_module_here' on the path"),
     ("{raising}:SPEC", "failed (ZeroDivisionError: division by zero)"),
