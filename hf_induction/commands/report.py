@@ -56,11 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     from hf_induction.hub.head_plots import write_head_figures
     from hf_induction.hub.leaderboard import leaderboard_entries
     from hf_induction.hub.plots import write_figures
-    from hf_induction.results import kappa_rows
+    from hf_induction.hub.reach_plots import write_reach_figures
+    from hf_induction.results import ReachRow, kappa_rows
+    from hf_induction.results.reach import reach_groups
 
     args.out.mkdir(parents=True, exist_ok=True)
     figures = write_figures(leaderboard_entries(kappa_rows(folder)), args.out)
     figures += group_figures(folder, args.out)
+    figures += write_reach_figures(reach_groups(folder.read(ReachRow)), args.out)
     # The heads section links its own figures (kept out of the list at the end).
     head_figures = write_head_figures([r.to_dict() for r in folder.read_heads()],
                                       [r.to_dict() for r in folder.read_patching()], args.out)

@@ -18,8 +18,9 @@ from typing import Any
 from .. import tasks
 from ..models import PRESETS, build_config, model_config_hash
 from ..models.registry import model_spec
-from ..results import KappaRow, NstarRow, OodRow, ResultsFolder
+from ..results import KappaRow, NstarRow, OodRow, ReachRow, ResultsFolder
 from ..results.derived import kappa_rows
+from ..results.reach import reach_groups
 from ..results.render import (
     CONFIG,
     DATASET,
@@ -31,6 +32,7 @@ from ..results.render import (
     OOD_COLUMNS,
     POOL,
     PROBES,
+    REACH_BOARD_COLUMNS,
     SECONDS,
     STEPS_ALL_RUNS,
     Column,
@@ -252,6 +254,9 @@ def render_tables(folder: ResultsFolder, figures: Sequence[str] = (),
               "", "## κ", "", KAPPA_COLUMNS.markdown(by_cell(kappa_rows(folder))),
               "", "## Out of distribution (length 2L; chance 0, perfect 1)", "",
               OOD_COLUMNS.markdown(by_cell(folder.read_ood())),
+              "", "## Reach (each OOD check's best run at 2L .. 1,000L; normalised final-state "
+              "accuracy, chance 0, perfect 1)", "",
+              REACH_BOARD_COLUMNS.markdown(reach_groups(folder.read(ReachRow))),
               "", "## Length generalisation (the best run at N; validation = the training "
               "lengths; chance = what uniform guessing scores)", "",
               LENGTHGEN_TABLE_COLUMNS.markdown(by_cell(folder.read_lengthgen())),

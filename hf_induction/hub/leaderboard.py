@@ -17,9 +17,10 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from ..results import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow
+from ..results import HeadsRow, KappaRow, LengthGenRow, NstarRow, OodRow, ReachRow
 from ..results.load import CARD, card_table, read_rows, read_table
 from ..results.protocol import PROTOCOL_FILE, protocol_summary, validation_rule
+from ..results.reach import CARRIES, reach_groups
 from ..results.render import (
     BOARD_HEADS_COLUMNS,
     BOARD_KAPPA_COLUMNS,
@@ -27,6 +28,7 @@ from ..results.render import (
     BOARD_OOD_COLUMNS,
     LENGTHGEN_TABLE_COLUMNS,
     MISSING,
+    REACH_BOARD_COLUMNS,
     SOURCE_COLUMN,
     SPACE_CHECKPOINT_COLUMN,
     SPACE_PROTOCOL_COLUMN,
@@ -125,6 +127,7 @@ class SourceResults:
     protocol: Mapping[str, Any] = field(default_factory=dict)
     # (task, config, model) -> the model repo the search of that cell pushed.
     pushed: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
+    reach: Sequence[ReachRow] = ()
     # The source as a cell, where not `label`'s (the Space names its copies relative to it).
     shown: str = ""
 
@@ -139,7 +142,8 @@ class SourceResults:
         return cls(str(source), load_leaderboard(source, **kwargs),
                    load_nstar(source, **kwargs), load_rows(source, LengthGenRow, **kwargs),
                    load_rows(source, OodRow, **kwargs), load_rows(source, HeadsRow, **kwargs),
-                   load_protocol(source), checkpoint_repos(source))
+                   load_protocol(source), checkpoint_repos(source),
+                   reach=load_rows(source, ReachRow, **kwargs))
 
     @property
     def label(self) -> str:
@@ -240,6 +244,14 @@ BOARD_TABLES: tuple[BoardTable, ...] = (
                "so that chance is 0 and perfect is 1 (final state: the last state only). "
                "Within a training cell, best first.",
                BOARD_OOD_COLUMNS, _ood_rows),
+    BoardTable("reach", "Reach", "How far it carries",
+               "Each out-of-distribution check's best run scored again at 2L, 4L, 10L, 100L "
+               "and 1,000L: its normalised final-state accuracy at each (chance 0, perfect "
+               "1; beyond: longer than the model's learned positions), and the longest length "
+               f"where it is at least {CARRIES:g} (carries to).",
+               REACH_BOARD_COLUMNS,
+               lambda r: [((g.dataset, g.config, g.model, g.n), g)
+                          for g in reach_groups(r.reach)]),
     BoardTable("lengthgen", "Length generalisation", "Length generalisation",
                "The best run at N (its learning rate, seed and validation loss), scored on "
                "the training lengths (validation) and on longer ones, each score beside what "
@@ -284,14 +296,17 @@ def render_markdown(results: Sequence[SourceResults], figures: Sequence[str] = (
 
 def board_figures(results: Sequence[SourceResults], out: str | Path) -> list[Path]:
     """The board's figures over every source, written into ``out``: N* against length and
-    κ per task, and the out-of-distribution bars where a source has checks."""
+    κ per task, the out-of-distribution bars where a source has checks, and how far each
+    check carries where a source has reach rows (the reach table's rows, per source)."""
     from .plots import plot_ood_bars, write_figures
+    from .reach_plots import write_reach_figures
 
     out = Path(out)
     figures = write_figures([e for r in results for e in r.entries], out)
     ood = [row for r in results for row in r.ood]
     if ood:
         figures.append(plot_ood_bars(ood, out / "ood_final_state.png"))
+    figures += write_reach_figures([g for r in results for g in reach_groups(r.reach)], out)
     return figures
 
 

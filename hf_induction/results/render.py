@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from .. import tasks
 from ..search.result import ALL_DIVERGED
 from ..tasks.chance import chance_level, split_sizes
+from .reach import REACH_FACTORS
 from .tables import latest
 
 # A cell with nothing to show: no value, or no finite one.
@@ -327,6 +328,27 @@ OOD_COLUMNS = Columns(DATASET, CONFIG, MODEL, SIZE, LR, SEED, STEPS, VAL_LOSS, T
 
 # A reach row's length beyond a model's learned positions is not scored: said, not blank.
 BEYOND_POSITIONS = "beyond its positions"
+
+
+def _reach_at(factor: int) -> Column:
+    """One check's normalised final-state accuracy at ``factor`` times L (`Reach`)."""
+    def value(group) -> str:
+        row = group.at(factor)
+        if row is None:
+            return MISSING
+        return three_decimals(row.normalised_final_state_accuracy) if row.scored else "beyond"
+    return Column(f"{factor:,}L", value, right=True)
+
+
+def _carries_to(group) -> str:
+    row = group.carries_to
+    return MISSING if row is None else f"{row.length:,} ({row.factor:,}L)"
+
+
+# One line per check: where its final-state accuracy holds (the board's, the report's).
+REACH_BOARD_COLUMNS = Columns(
+    DATASET, CONFIG, MODEL, SIZE, *(_reach_at(f) for f in REACH_FACTORS),
+    Column("carries to", _carries_to))
 REACH_COLUMNS = Columns(DATASET, CONFIG, MODEL, SIZE, column("× L", "factor", number, right=True),
                         column("length", format=number, right=True),
                         Column("rows", lambda r: number(r.rows)), FINAL_STATE_ACC, STATE_ACC,

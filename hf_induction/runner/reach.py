@@ -16,19 +16,16 @@ import torch
 
 from ..models.positions import absolute_positions
 from ..results import ReachRow, run_key
+from ..results.reach import REACH_FACTORS
 from ..tasks import TaskCell
 from ..tasks.sampling import generate_lengths
 from .best_run import best_model, finite_or_none, scores
 from .memory import machine_memory
 from .probe import JournalProbe
 
-# The multiples of L scored: the OOD check's 2L, then as far as the field argues.
-REACH_FACTORS = (2, 4, 10, 100, 1000)
 # Rows per length: the normalised final-state accuracy within about ±0.045 (two standard
 # errors at its worst, 0.5).
 REACH_ROWS = 500
-# "Carries to": the longest length whose normalised final-state accuracy is at least this.
-CARRIES = 0.9
 # Values an evaluation forward holds at once per token, layer and hidden unit (a floor with
 # room: no gradient is kept), and the share of the memory bound the forwards may take.
 EVAL_VALUES = 8
@@ -111,10 +108,3 @@ def reach_check(probe: JournalProbe, n: int, protocol_hash: str,
         out.append(row)
     return out
 
-
-def carries_to(rows) -> int | None:
-    """The longest scored length whose normalised final-state accuracy is at least
-    `CARRIES` (None: none is): the leaderboard's "carries to"."""
-    carried = [r.length for r in rows if r.scored and r.normalised_final_state_accuracy
-               is not None and r.normalised_final_state_accuracy >= CARRIES]
-    return max(carried, default=None)

@@ -125,6 +125,38 @@ def test_each_row_names_the_validation_rule_of_its_folder(tmp_path):
             line["validation"] for line in table.merged(results)[1]]
 
 
+def reach_row(model, factor, final, scored=True):
+    from hf_induction.results import ReachRow
+
+    return ReachRow(key=f"reach-{model}-{factor}", dataset="modadd", config="acot_L4",
+                    model=model, model_config_hash="h", n=512, lr=0.01, seed=10, steps=100,
+                    val_loss=1e-5, length=4 * factor, factor=factor,
+                    rows=500 if scored else 0, scored=scored, chance=0.2,
+                    state_accuracy=None, final_state_accuracy=None,
+                    normalised_state_accuracy=final if scored else None,
+                    normalised_final_state_accuracy=final if scored else None,
+                    protocol_hash="p", finished_at="")
+
+
+def test_the_reach_table_says_how_far_each_check_carries_and_draws_it(tmp_path):
+    folder = write_results(tmp_path / "results")
+    for factor, lstm, gpt2 in ((2, 1.0, 0.95), (4, 1.0, 0.5), (10, 0.97, None),
+                               (100, 0.91, None), (1000, 0.4, None)):
+        folder.append(reach_row("lstm", factor, lstm))
+        folder.append(reach_row("gpt2", factor, gpt2, scored=gpt2 is not None))
+    written = write_leaderboard(tmp_path / "results", tmp_path / "out")
+    assert "reach_modadd_Z_5.png" in [p.name for p in written]
+    png = tmp_path / "out" / "reach_modadd_Z_5.png"
+    assert png.read_bytes()[:8] == PNG and png.stat().st_size > 5000
+    md = (tmp_path / "out" / "leaderboard.md").read_text()
+    section = md.split("## How far it carries")[1].split("##")[0]
+    lines = [line for line in section.splitlines() if line.startswith("| modadd")]
+    assert lines == [
+        "| modadd | acot_L4 | gpt2 | 512 | 0.950 | 0.500 | beyond | beyond | beyond | 8 (2L) |",
+        "| modadd | acot_L4 | lstm | 512 | 1.000 | 1.000 | 0.970 | 0.910 | 0.400 "
+        "| 400 (100L) |"]
+
+
 def test_the_board_ranks_out_of_distribution_checks_within_each_cell(tmp_path):
     from hf_induction.results import OodRow
 

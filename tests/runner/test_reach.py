@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from hf_induction.results import ReachRow, ResultsFolder
+from hf_induction.results.reach import REACH_FACTORS, reach_groups
 from hf_induction.runner import reach
 from hf_induction.runner.job import SearchJob
 from hf_induction.runner.probe import JournalProbe
@@ -60,12 +61,13 @@ def checked(tmp_path, monkeypatch, model, rows=60):
 def test_an_exact_model_carries_to_every_length(tmp_path, monkeypatch):
     rows = checked(tmp_path, monkeypatch, Planted())
     assert [r.length for r in rows] == [2, 4, 10, 100, 1000]
-    assert [r.factor for r in rows] == list(reach.REACH_FACTORS)
+    assert [r.factor for r in rows] == list(REACH_FACTORS)
     for r in rows:
         assert r.scored and r.chance == pytest.approx(1 / M)
         assert r.rows == min(60, M ** r.length)
         assert r.normalised_final_state_accuracy == r.normalised_state_accuracy == 1.0
-    assert reach.carries_to(rows) == 1000
+    (group,) = reach_groups(rows)
+    assert group.carries_to.length == 1000
 
 
 def test_a_model_that_memorised_the_training_lengths_carries_nowhere_past_them(
@@ -75,7 +77,7 @@ def test_a_model_that_memorised_the_training_lengths_carries_nowhere_past_them(
     finals = [r.normalised_final_state_accuracy for r in rows]
     # At chance (0 normalised) up to the sampling noise of 300 rows.
     assert all(abs(f) < 0.2 for f in finals), finals
-    assert reach.carries_to(rows) is None
+    assert reach_groups(rows)[0].carries_to is None
     # Every state: the first L right, the rest at chance.
     assert rows[0].normalised_state_accuracy == pytest.approx(0.5, abs=0.15)
 
@@ -85,7 +87,7 @@ def test_learned_positions_are_scored_as_far_as_they_go(tmp_path, monkeypatch):
     rows = checked(tmp_path, monkeypatch, Planted(model_type="gpt2", positions=40))
     assert [r.scored for r in rows] == [True, True, True, False, False]
     assert all(r.normalised_final_state_accuracy is None and r.rows == 0 for r in rows[3:])
-    assert reach.carries_to(rows) == 10
+    assert reach_groups(rows)[0].carries_to.length == 10
 
 
 def test_rows_resume_from_the_folder(tmp_path, monkeypatch):
