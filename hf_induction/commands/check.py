@@ -1,11 +1,13 @@
 """Verify a results folder without training: ``hf-induction check results/cpu``.
 
-Reports, one line each, torn or garbled lines in the tables, N* rows whose runs the journal
-lacks or holds otherwise, and a card that does not declare the tables that hold rows. Exit 0
-when the folder is clean, 1 when something is wrong, 2 when DIR is not a results folder.
-With ``--repair``, what can be rebuilt from the folder is (torn lines dropped, journal runs
-restored from the N* rows that record them, the card rewritten); the exit status then says
-whether anything is left wrong.
+Reports, one line each, torn or garbled lines in the tables, lines that are JSON but not rows
+of their table, files in a table's folder that are not its own, N* rows whose runs the
+journal lacks or holds otherwise, and a card that does not declare the tables that hold rows.
+Exit 0 when the folder is clean, 1 when something is wrong, 2 when DIR is not a results
+folder. With ``--repair``, what can be rebuilt from the folder is (torn lines dropped, what is
+not a table's moved into DIR/set-aside/, never deleted, journal runs restored from the N* rows
+that record them, the card rewritten); the exit status then says whether anything is left
+wrong.
 """
 
 import sys

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..results.folder import SET_ASIDE
 from ..results.protocol import is_results_folder, not_a_results_folder
 from .cards import write_eval_results, write_model_card
 from .commit import PushResult, upload_folder_once
@@ -18,9 +19,10 @@ from .errors import HubError
 
 # Files a results folder may hold that are not results: atomic-write leftovers, caches.
 # Temporary files (and a kept checkpoint's folder still being written), and the locks and
-# claims that coordinate writers: not results. Kept checkpoints (checkpoints/) travel.
+# claims that coordinate writers, and what a repair set aside: not results. Kept checkpoints
+# (checkpoints/) travel.
 RESULTS_IGNORE = [".*.tmp", "**/.*.tmp", "**/.*.tmp/**", ".cache/**", "**/__pycache__/**",
-                  ".git/**", "*.lock", "**/*.lock", ".locks/**", "claims/**"]
+                  ".git/**", "*.lock", "**/*.lock", ".locks/**", "claims/**", f"{SET_ASIDE}/**"]
 
 
 def push_results(

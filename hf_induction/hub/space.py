@@ -15,6 +15,7 @@ from pathlib import Path
 
 from huggingface_hub import SpaceCard
 
+from ..results.folder import SET_ASIDE
 from ..templates import copy_template, read_template
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -36,10 +37,12 @@ def write_space(sources: Sequence[str | Path], out: str | Path) -> Path:
         folder = Path(source)
         if folder.is_dir():
             # A local folder travels with the Space, under results/ by its own name; the
-            # models it keeps (checkpoints/) do not: the Space shows tables and figures.
+            # models it keeps (checkpoints/) and what a repair set aside do not: the Space
+            # shows tables and figures.
             target = Path("results") / folder.resolve().name
             shutil.copytree(folder, out / target, dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns(".locks", "claims", "checkpoints"))
+                            ignore=shutil.ignore_patterns(".locks", "claims", "checkpoints",
+                                                          SET_ASIDE))
             listed.append(f"./{target.as_posix()}")
         else:
             listed.append(str(source))

@@ -80,10 +80,22 @@ def protocol_lines(protocol: Mapping[str, Any] | None) -> list[str]:
     return lines
 
 
+TITLE = "# hf-induction results: "
+
+
+def card_name(text: str) -> str | None:
+    """The folder name a card's title gives (a folder copied or renamed keeps it), None where
+    the text holds no title."""
+    for line in text.splitlines():
+        if line.startswith(TITLE):
+            return line[len(TITLE):]
+    return None
+
+
 def card_body(name: str, description: str, protocol: Mapping[str, Any] | None,
               commands: Sequence[str]) -> str:
     """The card's text under its YAML: what, under which protocol, made how, then the tables."""
-    parts = [f"# hf-induction results: {name}", "",
+    parts = [f"{TITLE}{name}", "",
              description or "(no description: `ResultsFolder(DIR).describe(TEXT)` gives one)",
              "", "## Protocol", "", *protocol_lines(protocol), "", "## Commands", ""]
     if commands:

@@ -52,6 +52,9 @@ def _by_name(row_class: type[R]) -> tuple[Callable[..., None], Callable[..., R |
 
 
 GROUPS_FILE = "groups.yaml"
+# Where a repair moves what a table's folder held that is not the table's (`set_aside`): kept,
+# never deleted, and outside every path the card declares.
+SET_ASIDE = "set-aside"
 
 
 def read_groups(path: Path) -> dict[str, Any]:
@@ -88,7 +91,8 @@ class ResultsFolder:
             check_not_nested(self.path)
         # The card declares the tables that hold rows: a table's first row puts it there.
         self._files = {table.name: RankedJsonl(self.path / table.name, rank, key=table.key,
-                                              on_first_row=self._write_card)
+                                              on_first_row=self._write_card,
+                                              misfit=table.row.misfit)
                       for table in TABLES}
         if not write:
             return
@@ -101,6 +105,11 @@ class ResultsFolder:
                 logger.warning(dropped)
             for upgraded in self.upgrade():
                 logger.warning(upgraded)
+            # What a dropped line or a deleted journal lost, where an N* row records it: so a
+            # rerun writes it again even where the search itself is finished.
+            if restored := self.restore_journal():
+                logger.warning(f"{self.journal.directory}: restored {restored} run(s) from the "
+                               "N* rows that record them")
             self._write_card()
 
     def __getattr__(self, name: str) -> RankedJsonl:
@@ -142,20 +151,49 @@ class ResultsFolder:
         """Drop every table's torn and garbled lines; one line per file mended."""
         return [said for table in self.tables for said in table.repair()]
 
+    def set_aside(self) -> list[str]:
+        """Move into ``set-aside/<table>/`` (never delete) what would stop `load_dataset`
+        reading a table: a file of its folder that is not a rank file, a line that is JSON but
+        not a row of the table; one line per thing moved. Call it after `repair`."""
+        return [said for table in self.tables
+                for said in table.set_aside(self.path / SET_ASIDE / table.name)]
+
+    def restore_journal(self) -> int:
+        """Append to the journal every run an N* row records and the journal lacks (a line
+        dropped, a journal deleted); the number of runs restored. An N* row stores its runs
+        whole, as the journal does."""
+        # The N* rows first: a search journals its runs before its row, so a run of any row
+        # read here is in the journal read next unless it was lost, even while others write.
+        searches = self.nstar.read()
+        held = {row["key"] for row in self.journal.read() if "key" in row}
+        restored = 0
+        for row in searches:
+            for run in search_runs(row) or ():
+                if run["key"] not in held:
+                    self.append_run(run["key"], run)
+                    held.add(run["key"])
+                    restored += 1
+        return restored
+
     def upgrade(self) -> list[str]:
         """Rewrite the rows an older version wrote in an older schema, so that every line of a
         table has one schema, the card's, and ``load_dataset`` reads it: N* rows with a boolean
         ``converged`` in place of ``search_end``, and rows of a cell without the columns its
         name parses into (`CELL_COLUMNS`: the group facts came last). The row classes read
-        both; one line per file rewritten."""
+        both; a line they cannot read is left as written (``hf-induction check`` names it).
+        One line per file rewritten."""
         said = []
         for table in TABLES:
             if not issubclass(table.row, CellRow):
                 continue
 
             def current(row: dict[str, Any], cls: type[CellRow] = table.row) -> dict[str, Any]:
-                stale = "converged" in row or any(c not in row for c in CELL_COLUMNS)
-                return cls.from_dict(row).to_dict() if stale else row
+                if not ("converged" in row or any(c not in row for c in CELL_COLUMNS)):
+                    return row
+                try:
+                    return cls.from_dict(row).to_dict()
+                except (ValueError, KeyError, TypeError):
+                    return row
 
             said += [f"{path}: rows rewritten in the current schema (search_end in place of "
                      f"converged; every column the cell's name parses into)"
@@ -172,10 +210,11 @@ class ResultsFolder:
             if not card.exists() or card.read_text(encoding="utf-8") != text:
                 atomic_write_text(card, text)
 
-    def card_text(self) -> str:
-        """The README.md that the folder's campaign, protocol and tables with rows give."""
+    def card_text(self, name: str | None = None) -> str:
+        """The README.md that the folder's campaign, protocol and tables with rows give, under
+        ``name`` (default: the folder's own)."""
         campaign = self.read_campaign()
-        return render_card(self.path.resolve().name, campaign["description"],
+        return render_card(name or self.path.resolve().name, campaign["description"],
                            self.read_protocol(), campaign["commands"],
                            tables=[t.name for t in self.tables if t.has_rows()])
 
@@ -331,6 +370,15 @@ class ResultsFolder:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""
         for table in self.tables:
             table.refresh()
+
+
+def search_runs(row: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The runs an N* row's probes record; None where its probes are not readable."""
+    try:
+        probes = json.loads(row.get("probes") or "[]")
+        return [run for probe in probes for run in probe.get("runs", ()) if "key" in run]
+    except (TypeError, AttributeError, json.JSONDecodeError):
+        return None
 
 
 def command_line(argv: Sequence[str]) -> str:

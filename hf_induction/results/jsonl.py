@@ -7,7 +7,7 @@ import math
 import os
 import uuid
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -85,11 +85,58 @@ def repair(path: Path) -> str | None:
             "a rerun writes what they held again")
 
 
-def _is_object(raw: bytes) -> bool:
+def misfits(path: Path, misfit: Callable[[dict[str, Any]], str | None]
+            ) -> list[tuple[int, str]]:
+    """(line number from 1, why) of every whole JSON-object line of ``path`` that ``misfit``
+    refuses (a line that is JSON but not a row of the file's table); reads only."""
+    if not path.exists():
+        return []
+    found = []
+    for number, raw in enumerate(path.read_bytes().split(b"\n")[:-1], start=1):
+        row = _object(raw)
+        if row is not None and (why := misfit(row)):
+            found.append((number, why))
+    return found
+
+
+def set_aside_lines(path: Path, misfit: Callable[[dict[str, Any]], str | None],
+                    aside: Path) -> int:
+    """Move the whole JSON-object lines of ``path`` that ``misfit`` refuses to the end of
+    ``aside`` (made where missing; never deleted), then rewrite ``path`` without them,
+    atomically; the number of lines moved. Only the file's own writer may call this, holding
+    the file's lock."""
+    if not path.exists():
+        return 0
+    lines = path.read_bytes().split(b"\n")
+    # A partial last line stays where it is: a repair drops it, or its writer finishes it.
+    tail = lines.pop()
+    kept, moved = [], []
+    for raw in lines:
+        row = _object(raw)
+        (moved if row is not None and misfit(row) else kept).append(raw)
+    if not moved:
+        return 0
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    with open(aside, "ab") as f:
+        f.write(b"".join(raw + b"\n" for raw in moved))
+        f.flush()
+        os.fsync(f.fileno())
+    atomic_write_text(path, "".join(raw.decode("utf-8") + "\n" for raw in kept)
+                      + tail.decode("utf-8", errors="replace"))
+    return len(moved)
+
+
+def _object(raw: bytes) -> dict[str, Any] | None:
+    """The JSON object a line holds, None for anything else."""
     try:
-        return isinstance(json.loads(raw.decode("utf-8")), dict)
+        row = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
-        return False
+        return None
+    return row if isinstance(row, dict) else None
+
+
+def _is_object(raw: bytes) -> bool:
+    return _object(raw) is not None
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -11,7 +11,15 @@ from typing import Any
 
 from filelock import FileLock
 
-from .jsonl import append_line, atomic_write_text, read_jsonl, repair, to_json
+from .jsonl import (
+    append_line,
+    atomic_write_text,
+    misfits,
+    read_jsonl,
+    repair,
+    set_aside_lines,
+    to_json,
+)
 
 _RANK_FILE = re.compile(r"rank(\d+)\.jsonl")
 logger = logging.getLogger(__name__)
@@ -21,6 +29,16 @@ def _holds_a_line(path: Path) -> bool:
     with open(path, "rb") as f:
         # Iterating a binary file yields its lines; the last may lack its newline (torn).
         return any(raw.endswith(b"\n") and raw.strip() for raw in f)
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path.1``, ``path.2`` ... where it is taken: a file set aside twice keeps
+    both copies."""
+    found, k = path, 0
+    while found.exists():
+        k += 1
+        found = path.with_name(f"{path.name}.{k}")
+    return found
 
 
 class RankedJsonl:
@@ -35,11 +53,15 @@ class RankedJsonl:
     """
 
     def __init__(self, directory: Path, rank: int, key: str = "key",
-                 on_first_row: Callable[[], None] | None = None) -> None:
+                 on_first_row: Callable[[], None] | None = None,
+                 misfit: Callable[[dict[str, Any]], str | None] | None = None) -> None:
         """Rows are indexed by their ``key`` column; ``on_first_row`` is called after this
-        process's first append (the folder declares a table on its card once it holds a row)."""
+        process's first append (the folder declares a table on its card once it holds a row);
+        ``misfit`` says why a JSON object is not a row of the table (`rows.Row.misfit`; None:
+        every object is)."""
         self.directory = directory
         self.key = key
+        self.misfit = misfit or (lambda row: None)
         self.name = directory.name
         self.on_first_row = on_first_row
         self.own_file = directory / f"rank{rank}.jsonl"
@@ -114,6 +136,38 @@ class RankedJsonl:
                 if said := repair(path):
                     dropped.append(said)
         return dropped
+
+    def strays(self) -> list[Path]:
+        """What the table's folder holds besides its rank files (a hidden name is a write in
+        progress): `load_dataset` reads every ``*.jsonl`` there as rows of the table."""
+        if not self.directory.is_dir():
+            return []
+        return sorted(p for p in self.directory.iterdir()
+                      if not _RANK_FILE.fullmatch(p.name) and not p.name.startswith("."))
+
+    def misfits(self) -> dict[Path, list[tuple[int, str]]]:
+        """Each rank file's lines that are JSON objects but not rows of the table: (line number,
+        why), by file; reads only."""
+        return {path: found for path in self.files() if (found := misfits(path, self.misfit))}
+
+    def set_aside(self, aside: Path) -> list[str]:
+        """Move into ``aside`` (never delete) what would stop `load_dataset` reading the table:
+        every stray of the folder (`strays`), and every rank file's lines that are not rows of
+        the table (each file under its writer's lock); one line per thing moved."""
+        said = []
+        for stray in self.strays():
+            moved = _free_name(aside / stray.name)
+            moved.parent.mkdir(parents=True, exist_ok=True)
+            stray.rename(moved)
+            said.append(f"{stray}: not a file of the {self.name} table; moved to {moved}")
+        for path in self.files():
+            with self._writer_lock(path):
+                if count := set_aside_lines(path, self.misfit, aside / path.name):
+                    said.append(f"{path}: {count} line(s) that are not {self.name} rows moved "
+                                f"to {aside / path.name}")
+        if said:
+            self._index, self._offsets = None, {}
+        return said
 
     def _sync(self) -> None:
         """Add the complete lines appended to any rank file since the last sync."""

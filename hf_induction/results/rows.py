@@ -14,9 +14,9 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import KW_ONLY, MISSING, asdict, dataclass, field, fields
+from dataclasses import KW_ONLY, MISSING, asdict, dataclass, fields
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import __version__, tasks
 from ..search import ProbeOutcome, SearchResult, SearchSettings, kappa, kappa_bounds
@@ -35,6 +35,9 @@ class Row:
     """A row of a results table, to and from the JSON object its line holds: one
     implementation for every table's row class."""
 
+    # Columns an older version wrote that `from_dict` still reads (an N* row's ``converged``).
+    READ_ALSO: ClassVar[tuple[str, ...]] = ()
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -52,6 +55,25 @@ class Row:
             f.name: tuple(data[f.name]) if isinstance(data[f.name], list) else data[f.name]
             for f in fields(cls) if f.name in data
         })
+
+
+    @classmethod
+    def misfit(cls, data: Mapping[str, Any]) -> str | None:
+        """Why the JSON object ``data`` is not a row of this table, in words (the first fault
+        found), or None where it is one: a column the table does not have or a value of
+        another type than its column's (`load_dataset` refuses the table for either, where it
+        reads a missing column as null), or no key (no lookup finds it)."""
+        columns = {f.name for f in fields(cls)}
+        extra = sorted(set(data) - columns - set(cls.READ_ALSO))
+        if extra:
+            return f"column(s) {', '.join(extra)} not of the table"
+        if "key" not in data:
+            return "no key"
+        hints = typing.get_type_hints(cls)
+        for name, value in data.items():
+            if name in hints and value is not None and not _fits(value, hints[name]):
+                return f"{name} is a {type(value).__name__}, not {_dtype(hints[name])[1]}"
+        return None
 
 
 @dataclass(frozen=True)
@@ -191,6 +213,8 @@ class NstarRow(CellRow):
     def diverged_probes(self) -> tuple[ProbeOutcome, ...]:
         """The probes at which every run's loss went to inf or NaN."""
         return tuple(p for p in self.probe_outcomes() if p.all_diverged)
+
+    READ_ALSO: ClassVar[tuple[str, ...]] = ("converged",)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NstarRow:
@@ -467,6 +491,17 @@ def _dtype(tp: Any) -> tuple[str, str]:
     if typing.get_origin(tp) is tuple:
         return "list", _dtype(typing.get_args(tp)[0])[1]
     return "dtype", _DTYPES[tp]
+
+
+def _fits(value: Any, tp: Any) -> bool:
+    """Whether a JSON value is of a column's type: a list for a list column; JSON's number
+    for a float (an integer-valued float is written as an integer), never a boolean."""
+    kind, dtype = _dtype(tp)
+    if kind == "list":
+        return isinstance(value, list)
+    if dtype == "bool" or isinstance(value, bool):
+        return dtype == "bool" and isinstance(value, bool)
+    return isinstance(value, {"string": str, "int64": int, "float64": (int, float)}[dtype])
 
 
 def features_yaml(cls: type) -> list[dict[str, str]]:

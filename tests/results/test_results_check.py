@@ -161,3 +161,75 @@ def test_a_rerun_with_nothing_to_train_drops_a_torn_line(tmp_path, capsys):
                                  cache_dir=str(tmp_path / "cache"))
     assert rows.num_rows == len(journal.read_text().splitlines())
     assert main([str(tmp_path / "out")]) == 0
+
+
+# -- lines and files that are not a table's, a rerun's promise, a renamed folder -------------
+
+def test_a_line_of_json_that_is_not_a_run_is_named_and_set_aside(folder, capsys, tmp_path):
+    # check said "clean", and load_dataset(folder, "journal") failed on the line.
+    journal = folder.path / "journal" / "rank0.jsonl"
+    with open(journal, "a") as f:
+        f.write('{"hello": "world"}\n{"key": "k", "n": "eight"}\n')
+    code, out, _ = check(folder, capsys=capsys)
+    assert code == 1
+    assert out == [f"{journal}: 2 line(s) that are not journal rows (line 5: column(s) hello "
+                   f"not of the table) (--repair moves them to "
+                   f"{folder.path / 'set-aside' / 'journal'})"]
+    code, out, _ = check(folder, "--repair", capsys=capsys)
+    aside = folder.path / "set-aside" / "journal" / "rank0.jsonl"
+    assert code == 0 and out == [f"repaired: {journal}: 2 line(s) that are not journal rows "
+                                 f"moved to {aside}", f"{folder.path}: clean"]
+    assert aside.read_text() == '{"hello": "world"}\n{"key": "k", "n": "eight"}\n'
+    rows = datasets.load_dataset(str(folder.path), "journal", split="train",
+                                 cache_dir=str(tmp_path / "cache"))
+    assert set(rows["key"]) == journal_keys(folder) and rows.num_rows == 8
+
+
+def test_a_file_that_is_not_a_tables_is_named_and_set_aside(folder, capsys, tmp_path):
+    # A 2 GB sparse file there: check said "clean", and load_dataset hung reading it.
+    stray = folder.path / "journal" / "big.jsonl"
+    with open(stray, "wb") as f:
+        f.truncate(64 << 20)
+    code, out, _ = check(folder, capsys=capsys)
+    assert code == 1
+    assert out == [f"{stray}: not a file of the journal table ({64 << 20} bytes; its rows are "
+                   "rank<r>.jsonl files, and load_dataset reads every *.jsonl there) (--repair "
+                   f"moves it to {folder.path / 'set-aside' / 'journal'})"]
+    check(folder, "--repair", capsys=capsys)
+    moved = folder.path / "set-aside" / "journal" / "big.jsonl"
+    assert not stray.exists() and moved.stat().st_size == 64 << 20  # moved, never deleted
+    rows = datasets.load_dataset(str(folder.path), "journal", split="train",
+                                 cache_dir=str(tmp_path / "cache"))
+    assert rows.num_rows == 8
+    assert check(folder, capsys=capsys)[0] == 0
+
+
+@pytest.mark.parametrize("loss", ["torn line", "deleted journal"])
+def test_a_rerun_restores_the_runs_its_search_rows_record(folder, loss, capsys):
+    # The rerun said "a rerun writes what they held again", yet its finished searches trained
+    # nothing, and check reported the runs missing until --repair.
+    keys = journal_keys(folder)
+    if loss == "torn line":
+        journal = folder.path / "journal" / "rank0.jsonl"
+        journal.write_bytes(journal.read_bytes()[:-20])
+    else:
+        shutil.rmtree(folder.path / "journal")
+    ResultsFolder(folder.path)  # what every command that writes here opens first
+    assert journal_keys(folder) == keys
+    assert check(folder, capsys=capsys) == (0, [f"{folder.path}: clean"], [])
+
+
+def test_a_folder_copied_under_another_name_is_not_damaged(folder, capsys, tmp_path):
+    copy = tmp_path / "copied"
+    shutil.copytree(folder.path, copy)
+    assert check(ResultsFolder.existing(copy), capsys=capsys) == (0, [f"{copy}: clean"], [])
+
+
+def test_what_a_repair_set_aside_is_not_pushed():
+    from huggingface_hub.utils import filter_repo_objects
+
+    from hf_induction.hub.push import RESULTS_IGNORE
+
+    files = ["set-aside/journal/big.jsonl", "set-aside/journal/rank0.jsonl",
+             "journal/rank0.jsonl"]
+    assert list(filter_repo_objects(files, ignore_patterns=RESULTS_IGNORE)) == [files[2]]
