@@ -17,15 +17,22 @@ import sys
 from hf_induction.commands.parsing import Parser, first_line, output_folder, prog
 from hf_induction.hub.errors import HubError
 from hf_induction.hub.leaderboard import SourceResults, write_leaderboard
-from hf_induction.hub.sources import results_source
+from hf_induction.hub.sources import results_sources, source_or_folder
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog(__name__), description=__doc__)
-    p.add_argument("results", nargs="+", type=results_source,
-                   help="results folders and/or Hub dataset ids (ORG/REPO)")
+    p.add_argument("results", nargs="+", type=source_or_folder,
+                   help="results folders and/or Hub dataset ids (ORG/REPO); a folder that "
+                   "is not a results folder is skipped with a line where others are given")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
+    try:
+        args.results, skipped = results_sources(args.results)
+    except ValueError as e:
+        p.error(str(e))
+    for line in skipped:
+        print(f"{p.prog}: {line}", file=sys.stderr)
     results = []
     for source in args.results:
         # Read one at a time, so that an error names the source it came from.

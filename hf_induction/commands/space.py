@@ -13,16 +13,23 @@ from __future__ import annotations
 import sys
 
 from hf_induction.commands.parsing import Parser, first_line, output_folder, prog
-from hf_induction.hub.sources import results_source
+from hf_induction.hub.sources import results_sources, source_or_folder
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog=prog(__name__), description=__doc__)
-    p.add_argument("results", nargs="+", type=results_source,
+    p.add_argument("results", nargs="+", type=source_or_folder,
                    help="results folders and/or Hub dataset ids (ORG/REPO; read by the app, "
-                   "not while building)")
+                   "not while building); a folder that is not a results folder is skipped "
+                   "with a line where others are given")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
+    try:
+        args.results, skipped = results_sources(args.results)
+    except ValueError as e:
+        p.error(str(e))
+    for line in skipped:
+        print(f"{p.prog}: {line}", file=sys.stderr)
     from hf_induction.hub.space import write_space
 
     try:

@@ -294,18 +294,40 @@ def render_markdown(results: Sequence[SourceResults], figures: Sequence[str] = (
     return "\n".join(parts) + "\n"
 
 
+def tab_rows(key: str, results: Sequence[SourceResults]) -> list[Sourced]:
+    """The rows the board table ``key`` (its tab in the Space) shows, each with its source:
+    what its figures draw, row for row."""
+    table = next(t for t in BOARD_TABLES if t.key == key)
+    return [Sourced(r, row) for r in results for _, row in table.rows(r)]
+
+
+def series_names(rows: Sequence[Sourced]) -> list[str]:
+    """Each κ row's name in a figure: its model, and its source as given where another
+    source holds a row of that model on the same task (two series would share a legend
+    line and a colour)."""
+    sources: dict[tuple[str, str, str], set[str]] = {}
+    for s in rows:
+        sources.setdefault((s.row.dataset, s.row.group, s.row.model), set()).add(s.source.source)
+    return [s.row.model + (f" ({s.source.source})"
+                           if len(sources[(s.row.dataset, s.row.group, s.row.model)]) > 1 else "")
+            for s in rows]
+
+
 def board_figures(results: Sequence[SourceResults], out: str | Path) -> list[Path]:
-    """The board's figures over every source, written into ``out``: N* against length and
-    κ per task, the out-of-distribution bars where a source has checks, and how far each
+    """The board's figures over every source, written into ``out``, each drawn from its
+    tab's rows (`tab_rows`): N* against length and κ per task (a line and a bar per κ row),
+    the out-of-distribution bars where a source has checks (a bar per row), and how far each
     check carries where a source has reach rows (the reach table's rows, per source)."""
     from .plots import plot_ood_bars, write_figures
     from .reach_plots import write_reach_figures
 
     out = Path(out)
-    figures = write_figures([e for r in results for e in r.entries], out)
-    ood = [row for r in results for row in r.ood]
+    kappa = tab_rows("kappa", results)
+    figures = write_figures([s.row for s in kappa], out, series_names(kappa))
+    ood = tab_rows("ood", results)
     if ood:
-        figures.append(plot_ood_bars(ood, out / "ood_final_state.png"))
+        figures.append(plot_ood_bars([s.row for s in ood], out / "ood_final_state.png",
+                                     [s.source.source for s in ood]))
     figures += write_reach_figures([g for r in results for g in reach_groups(r.reach)], out)
     return figures
 

@@ -1,10 +1,12 @@
 """Leaderboard figures as PNG (matplotlib, Agg backend): N* against length, κ by model and format.
 
-One figure of each kind per task (dataset × group):
+One figure of each kind per task (dataset × group), each κ row one series of it, named in
+the legend as the caller names it (its model; the leaderboard adds the source where several
+sources hold that model):
 
-    nstar_vs_length_<task>_<group>.png   one panel per format, one line per model (and L),
-                                         N*_n against n on a log scale; N*_joint dashed
-    kappa_<task>_<group>.png             bars of κ per format × L, one bar per model
+    nstar_vs_length_<task>_<group>.png   one panel per format, one line per κ row, N*_n
+                                         against n on a log scale; N*_joint dashed
+    kappa_<task>_<group>.png             bars of κ per format × L, one bar per κ row
 
 and one over every out-of-distribution check:
 
@@ -18,6 +20,7 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +32,19 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .entries import Entry  # noqa: E402
 
+# A κ row as a figure draws it: (its name in the legend, its entry).
+Named = tuple[str, Entry]
 
-def _by_task(entries: Sequence[Entry]) -> dict[tuple[str, str], list[Entry]]:
-    groups: dict[tuple[str, str], list[Entry]] = defaultdict(list)
-    for e in entries:
-        groups[(e.dataset, e.group)].append(e)
+
+def _by_task(named: Sequence[Named]) -> dict[tuple[str, str], list[Named]]:
+    groups: dict[tuple[str, str], list[Named]] = defaultdict(list)
+    for name, e in named:
+        groups[(e.dataset, e.group)].append((name, e))
     return dict(sorted(groups.items()))
 
 
-def _models(entries: Sequence[Entry]) -> list[str]:
-    return sorted({e.model for e in entries})
+def _names(named: Sequence[Named]) -> list[str]:
+    return sorted({name for name, _ in named})
 
 
 def _colours(models: Sequence[str]) -> dict[str, tuple]:
@@ -60,30 +66,32 @@ def _save(fig, path: Path) -> Path:
     return path
 
 
-def plot_nstar_vs_length(entries: Sequence[Entry], path: Path) -> Path:
-    """N*_n against n, log y; one panel per format, one line per (model, L)."""
+def plot_nstar_vs_length(named: Sequence[Named], path: Path) -> Path:
+    """N*_n against n, log y; one panel per format, one line per κ row (its name, and its L
+    where the task has several)."""
+    entries = [e for _, e in named]
     formats = sorted({e.format for e in entries})
-    colours = _colours(_models(entries))
+    colours = _colours(_names(named))
     several_l = len({e.max_len for e in entries}) > 1
     fig, axes = plt.subplots(1, len(formats), figsize=(4.5 * len(formats), 3.6), squeeze=False,
                              sharey=True)
     for ax, fmt in zip(axes[0], formats, strict=True):
-        for e in (e for e in entries if e.format == fmt):
+        for name, e in ((n, e) for n, e in named if e.format == fmt):
             # A length whose N* was not found is a gap in the line (NaN), not a straight join.
             ys = [math.nan if v is None else v for v in e.nstar_by_length]
-            label = e.model + (f" L{e.max_len}" if several_l else "")
+            label = name + (f" L{e.max_len}" if several_l else "")
             if e.lengths:
-                ax.plot(e.lengths, ys, marker="o", color=colours[e.model], label=label)
+                ax.plot(e.lengths, ys, marker="o", color=colours[name], label=label)
             # Not strict: entries built without the brackets have none to draw.
             beyond = [(n, f) for n, v, f in zip(e.lengths, e.nstar_by_length,
                                                 e.largest_failing_by_length, strict=False)
                       if v is None and f]
             if beyond:
                 ax.plot(*zip(*beyond, strict=True), linestyle="none", marker="^",
-                        markerfacecolor="none", color=colours[e.model],
+                        markerfacecolor="none", color=colours[name],
                         label=f"{label}: N*_n > this")
             if e.nstar_joint is not None:
-                ax.axhline(e.nstar_joint, color=colours[e.model], linestyle="--", linewidth=0.8)
+                ax.axhline(e.nstar_joint, color=colours[name], linestyle="--", linewidth=0.8)
         ax.set_yscale("log")
         ax.set_title(fmt)
         ax.set_xlabel("length n")
@@ -95,30 +103,49 @@ def plot_nstar_vs_length(entries: Sequence[Entry], path: Path) -> Path:
     return _save(fig, path)
 
 
-def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
-    """κ per (format, L) group of bars, one bar per model; κ = 1 drawn as a line."""
-    models = _models(entries)
-    colours = _colours(models)
-    slots = sorted({(e.format, e.max_len or 0) for e in entries})
-    width = 0.8 / max(len(models), 1)
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.3 * len(slots) * max(len(models), 1) / 2 + 2), 3.6))
-    for i, model in enumerate(models):
-        xs, ys, low_xs, lows = [], [], [], []
-        for j, slot in enumerate(slots):
-            found = [e for e in entries if e.model == model and (e.format, e.max_len or 0) == slot]
-            x = j + (i - (len(models) - 1) / 2) * width
-            if found and found[0].kappa is not None:
-                xs.append(x)
-                ys.append(found[0].kappa)
-            elif found and found[0].kappa_low:
-                # κ undefined (an N* beyond its budget): its lower bound, hatched.
-                low_xs.append(x)
-                lows.append(found[0].kappa_low)
-        if ys:
-            ax.bar(xs, ys, width=width, color=colours[model], label=model)
-        if lows:
-            ax.bar(low_xs, lows, width=width, color=colours[model], alpha=0.35, hatch="//",
-                   label=f"{model} (lower bound)")
+@dataclass(frozen=True)
+class Bar:
+    """One bar of the κ figure: its κ row's slot (format, L) and name, and its height, κ or,
+    where κ is undefined, its lower bound (drawn hatched)."""
+
+    slot: tuple[str, int]
+    name: str
+    height: float
+    bound: bool
+
+
+def kappa_bars(named: Sequence[Named]) -> list[Bar]:
+    """The bars of the κ figure: one per κ row with a κ or a lower bound above 0 (a row
+    nothing bounds below has nothing to draw), in the order drawn."""
+    bars = []
+    for name, e in sorted(named, key=lambda ne: (ne[0], ne[1].format, ne[1].max_len or 0)):
+        slot = (e.format, e.max_len or 0)
+        if e.kappa is not None:
+            bars.append(Bar(slot, name, e.kappa, bound=False))
+        elif e.kappa_low:
+            bars.append(Bar(slot, name, e.kappa_low, bound=True))
+    return bars
+
+
+def plot_kappa_bars(named: Sequence[Named], path: Path) -> Path:
+    """κ per (format, L) group of bars, one bar per κ row (`kappa_bars`); κ = 1 drawn as a
+    line."""
+    names = _names(named)
+    colours = _colours(names)
+    slots = sorted({(e.format, e.max_len or 0) for _, e in named})
+    width = 0.8 / max(len(names), 1)
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.3 * len(slots) * max(len(names), 1) / 2 + 2), 3.6))
+    bars = kappa_bars(named)
+    for i, name in enumerate(names):
+        for bound in (False, True):
+            mine = [b for b in bars if b.name == name and b.bound == bound]
+            if not mine:
+                continue
+            xs = [slots.index(b.slot) + (i - (len(names) - 1) / 2) * width for b in mine]
+            # κ undefined (an N* beyond its budget): its lower bound, hatched.
+            style = {"alpha": 0.35, "hatch": "//"} if bound else {}
+            ax.bar(xs, [b.height for b in mine], width=width, color=colours[name],
+                   label=f"{name} (lower bound)" if bound else name, **style)
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
     heights = [b.get_height() for b in ax.patches if b.get_height() > 0]
     if heights and max(heights) / min(heights + [1.0]) > 20:
@@ -126,48 +153,66 @@ def plot_kappa_bars(entries: Sequence[Entry], path: Path) -> Path:
     ax.set_xticks(range(len(slots)))
     ax.set_xticklabels([f"{fmt} L{max_len}" for fmt, max_len in slots])
     ax.set_ylabel("κ")
-    ax.set_title(f"κ by model and format: {entries[0].label}")
+    ax.set_title(f"κ by model and format: {named[0][1].label}")
     # No bar where no κ is defined nor bounded below: nothing to name.
     _legend(ax)
     return _save(fig, path)
 
 
-def write_figures(entries: Sequence[Entry], out: str | Path) -> list[Path]:
-    """Both figures for every task in ``entries``, into ``out``; returns the paths."""
+def write_figures(entries: Sequence[Entry], out: str | Path,
+                  names: Sequence[str] | None = None) -> list[Path]:
+    """Both figures for every task in ``entries`` (κ rows), into ``out``, each row named by
+    ``names`` (default: its model); returns the paths."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    named = list(zip(names or [e.model for e in entries], entries, strict=True))
     written = []
-    for (task, group), task_entries in _by_task(entries).items():
+    for (task, group), task_named in _by_task(named).items():
         stem = f"{task}_{group}"
-        written.append(plot_nstar_vs_length(task_entries, out / f"nstar_vs_length_{stem}.png"))
-        written.append(plot_kappa_bars(task_entries, out / f"kappa_{stem}.png"))
+        written.append(plot_nstar_vs_length(task_named, out / f"nstar_vs_length_{stem}.png"))
+        written.append(plot_kappa_bars(task_named, out / f"kappa_{stem}.png"))
     return written
 
 
-def plot_ood_bars(rows: Sequence[Any], path: Path) -> Path:
-    """`OodRow`s (the last per key) as bars of the final state's normalised accuracy: one
-    group per model, models by their mean over the cells, best first; one bar per training
-    cell; chance (0) and perfect (1) drawn as lines."""
-    latest = list({r.key: r for r in rows}.values())
-    cells = sorted({(r.dataset, r.config) for r in latest})
-    value = {(r.model, (r.dataset, r.config)): r.normalised_final_state_accuracy for r in latest}
+def ood_bars(rows: Sequence[Any], sources: Sequence[str] | None = None
+             ) -> dict[tuple[str, str], float]:
+    """(model, training cell) -> the final state's normalised accuracy: one bar per
+    `OodRow` (the last per key of each source; ``sources`` names each row's, default one
+    source), a cell named with its source where two sources hold a check of that model on
+    it."""
+    named = {(src, r.key): (src, r) for src, r in zip(sources or [""] * len(rows), rows,
+                                                      strict=True)}
+    held: dict[tuple[str, str, str], int] = defaultdict(int)
+    for _, r in named.values():
+        held[(r.model, r.dataset, r.config)] += 1
+    return {(r.model, f"{r.dataset} {r.config}"
+             + (f" ({src})" if held[(r.model, r.dataset, r.config)] > 1 else "")):
+            r.normalised_final_state_accuracy for src, r in named.values()}
+
+
+def plot_ood_bars(rows: Sequence[Any], path: Path, sources: Sequence[str] | None = None
+                  ) -> Path:
+    """`OodRow`s as bars of the final state's normalised accuracy (`ood_bars`): one group per
+    model, models by their mean over the cells, best first; one bar per training cell;
+    chance (0) and perfect (1) drawn as lines."""
+    value = ood_bars(rows, sources)
+    cells = sorted({cell for _, cell in value})
     mean = {m: statistics.fmean(v for (mm, _), v in value.items() if mm == m)
-            for m in {r.model for r in latest}}
+            for m in {m for m, _ in value}}
     models = sorted(mean, key=lambda m: (-mean[m], m))
-    colours = _colours([f"{d} {c}" for d, c in cells])
+    colours = _colours(cells)
     width = 0.8 / len(cells)
     fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(models) + 1.5), 3.8))
     for j, cell in enumerate(cells):
         xs = [i + (j - (len(cells) - 1) / 2) * width for i, m in enumerate(models)
               if (m, cell) in value]
         ys = [value[(m, cell)] for m in models if (m, cell) in value]
-        label = f"{cell[0]} {cell[1]}"
-        ax.bar(xs, ys, width=width, color=colours[label], label=label)
+        ax.bar(xs, ys, width=width, color=colours[cell], label=cell)
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
     ax.set_xticks(range(len(models)))
     ax.set_xticklabels(models, rotation=30, ha="right")
-    tests = sorted({r.test_length for r in latest})
+    tests = sorted({r.test_length for r in rows})
     ax.set_ylabel(f"final state at length {'/'.join(map(str, tests))}\n(chance 0, perfect 1)")
     ax.set_title("Out of distribution: the final state at 2L")
     ax.legend(fontsize="small")

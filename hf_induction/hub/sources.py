@@ -29,3 +29,20 @@ def results_source(text: str) -> str:
             raise argparse.ArgumentTypeError(
                 f"{not_a_results_folder(text)}; a Hub dataset id is ORG/NAME")
     return text
+
+
+def source_or_folder(text: str) -> str:
+    """An argparse ``type=``: `results_source`, or a folder that is not a results folder, which
+    `results_sources` skips with a line where other sources are given (``results/*`` holds
+    folders of configs beside the results)."""
+    return text if Path(text).is_dir() else results_source(text)
+
+
+def results_sources(given: list[str]) -> tuple[list[str], list[str]]:
+    """(the results sources of ``given``, a line for each folder left out as not a results
+    folder); ValueError, `results_source`'s line, where none is left."""
+    sources = [s for s in given if not Path(s).is_dir() or is_results_folder(s)]
+    if not sources:
+        raise ValueError(f"{not_a_results_folder(given[0])}; a Hub dataset id is ORG/NAME")
+    return sources, [f"skipping {s}: not a results folder (it holds no protocol.json)"
+                     for s in given if s not in sources]

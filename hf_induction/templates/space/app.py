@@ -105,11 +105,11 @@ The paper's: Adam, batch 64, learning rates {{1e-3, 1e-4, 1e-5}} × seeds {{10, 
 presets) say so in their results dataset's card and report (its `protocol.json`).
 
 ## Submitting results
-Run the search (`accelerate launch scripts/nstar.py … --kappa --out results/mine`), push the
-folder as a dataset (`python scripts/push.py results/mine ORG/REPO`), then open a pull
-request on this Space adding `ORG/REPO` to its `HF_INDUCTION_RESULTS`.
+Run the search (`hf-induction nstar … --kappa --out results/mine`), push the folder as a
+dataset (`hf-induction push results/mine ORG/REPO`), then open a pull request on this Space
+adding `ORG/REPO` to its `HF_INDUCTION_RESULTS`.
 
-Results shown here: {", ".join(f"`{s}`" for s in SOURCES)}.
+Results shown here: {", ".join(r.label for r in RESULTS)}.
 """
 
 CITATION = f"""
