@@ -69,12 +69,16 @@ def _torn_lines(folder: ResultsFolder) -> Iterator[Finding]:
 
 def _strays(folder: ResultsFolder) -> Iterator[Finding]:
     for table in folder.tables:
+        aside = folder.path / SET_ASIDE / table.name
         for stray in table.strays():
             size = f"{stray.stat().st_size} bytes" if stray.is_file() else "a folder"
+            if stray == table.directory:
+                yield Finding(f"{stray}: a file where the {table.name} table's folder belongs "
+                              f"({size}) (--repair moves it to {aside})", mendable=True)
+                continue
             yield Finding(f"{stray}: not a file of the {table.name} table ({size}; its rows are "
                           f"rank<r>.jsonl files, and load_dataset reads every *.jsonl there) "
-                          f"(--repair moves it to {folder.path / SET_ASIDE / table.name})",
-                          mendable=True)
+                          f"(--repair moves it to {aside})", mendable=True)
 
 
 def _misfits(folder: ResultsFolder) -> Iterator[Finding]:

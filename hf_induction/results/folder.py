@@ -97,6 +97,10 @@ class ResultsFolder:
         if not write:
             return
         for table in self.tables:
+            if table.directory.exists() and not table.directory.is_dir():
+                raise CorruptResults(f"{table.directory} is a file where the {table.name} "
+                                     f"table's folder belongs: hf-induction check {self.path} "
+                                     "--repair moves it aside")
             table.directory.mkdir(parents=True, exist_ok=True)
         if rank == 0:
             # A line torn by a killed writer would fail `load_dataset` on the table until a

@@ -139,7 +139,10 @@ class RankedJsonl:
 
     def strays(self) -> list[Path]:
         """What the table's folder holds besides its rank files (a hidden name is a write in
-        progress): `load_dataset` reads every ``*.jsonl`` there as rows of the table."""
+        progress): `load_dataset` reads every ``*.jsonl`` there as rows of the table. A file
+        where the folder belongs is a stray itself."""
+        if self.directory.exists() and not self.directory.is_dir():
+            return [self.directory]
         if not self.directory.is_dir():
             return []
         return sorted(p for p in self.directory.iterdir()

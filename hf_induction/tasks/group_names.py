@@ -143,7 +143,11 @@ def _factor(text: str) -> Group:
         raise ValueError(f"unknown group {text!r}; a group is {GROUP_NAMES}")
     if text == "Q8":
         return PermutationGroup("Q8", _quaternion(), "Q_8")
-    letter, n = match["letter"], int(match["n"])
+    letter, digits = match["letter"], match["n"]
+    # Past the bound by its digits alone, whatever its letter: int() refuses past 4,300.
+    if len(digits) > 100:
+        raise _too_large(text, f"past 10^{len(digits) - 1}")
+    n = int(digits)
     least = {"Z": 2, "S": 2, "A": 3, "D": 3}[letter]
     if n < least:
         symbol = {"Z": "m", "S": "k", "A": "k", "D": "n"}[letter]

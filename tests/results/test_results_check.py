@@ -8,7 +8,7 @@ import datasets
 import pytest
 
 from hf_induction.commands.check import main
-from hf_induction.results import CorruptLineWarning, ResultsFolder, run_key
+from hf_induction.results import CorruptLineWarning, CorruptResults, ResultsFolder, run_key
 
 PROTOCOL = {"train": {"max_steps": 10, "lrs": [0.01], "seeds": [1, 2], "epsilon": 1e-4},
             "search": {"mode": "refined"}}
@@ -233,3 +233,20 @@ def test_what_a_repair_set_aside_is_not_pushed():
     files = ["set-aside/journal/big.jsonl", "set-aside/journal/rank0.jsonl",
              "journal/rank0.jsonl"]
     assert list(filter_repo_objects(files, ignore_patterns=RESULTS_IGNORE)) == [files[2]]
+
+
+def test_a_file_where_a_tables_folder_belongs_is_named_and_set_aside(folder, capsys):
+    # check promised that --repair restores the journal, and --repair ended in a traceback.
+    shutil.rmtree(folder.path / "journal")
+    (folder.path / "journal").write_text("x\n")
+    code, out, _ = check(folder, capsys=capsys)
+    assert code == 1
+    assert out[0] == (f"{folder.path / 'journal'}: a file where the journal table's folder "
+                      f"belongs (2 bytes) (--repair moves it to "
+                      f"{folder.path / 'set-aside' / 'journal'})")
+    with pytest.raises(CorruptResults, match="a file where the journal table's folder belongs"):
+        ResultsFolder(folder.path)  # a command that writes here says so in one line
+    code, out, _ = check(folder, "--repair", capsys=capsys)
+    assert code == 0 and out[-1] == f"{folder.path}: clean"
+    assert (folder.path / "set-aside" / "journal" / "journal").read_text() == "x\n"
+    assert len(journal_keys(folder)) == 8

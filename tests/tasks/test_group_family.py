@@ -108,6 +108,8 @@ def test_names_round_trip(name):
     ("acot_L5_A1000000", f"order 1000000!/2, more than {MAX_GROUP_ORDER}"),
     ("acot_L5_A9", f"order 9!/2, more than {MAX_GROUP_ORDER}"),
     ("acot_L5_A8", f"order 20160, more than {MAX_GROUP_ORDER}"),
+    # int() refuses a string of more than 4,300 digits, in words of its own.
+    (f"acot_L5_Z{'9' * 5000}", f"order past 10^4999, more than {MAX_GROUP_ORDER}"),
 ])
 def test_bad_names_are_one_line(bad, words):
     with pytest.raises(ValueError, match=None) as e:
