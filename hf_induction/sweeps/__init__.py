@@ -27,6 +27,8 @@ def find_sweep(text: str) -> Path | None:
 def sweep_file(text: str) -> Path:
     """An argparse ``type=``: `find_sweep`, a usage error naming the shipped sweeps where
     ``text`` is neither a file nor one of them."""
+    if Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a sweep file")
     path = find_sweep(text)
     if path is None:
         raise argparse.ArgumentTypeError(f"{text}: no such file, and not a sweep the package "

@@ -58,3 +58,5 @@ def test_the_sweep_the_help_names_is_shipped(tmp_path, monkeypatch):
     assert refused.returncode == 2
     assert "paper_grids: no such file, and not a sweep the package ships (paper_grid)" \
         in refused.stderr
+    folder = run_command(["estimate-grid", "--sweep", str(tmp_path)])
+    assert folder.returncode == 2 and f"{tmp_path} is a folder, not a sweep file" in folder.stderr
