@@ -161,8 +161,10 @@ class RankedJsonl:
         for stray in self.strays():
             moved = _free_name(aside / stray.name)
             moved.parent.mkdir(parents=True, exist_ok=True)
+            what = (f"a file where the {self.name} table's folder belongs"
+                    if stray == self.directory else f"not a file of the {self.name} table")
             stray.rename(moved)
-            said.append(f"{stray}: not a file of the {self.name} table; moved to {moved}")
+            said.append(f"{stray}: {what}; moved to {moved}")
         for path in self.files():
             with self._writer_lock(path):
                 if count := set_aside_lines(path, self.misfit, aside / path.name):

@@ -248,5 +248,8 @@ def test_a_file_where_a_tables_folder_belongs_is_named_and_set_aside(folder, cap
         ResultsFolder(folder.path)  # a command that writes here says so in one line
     code, out, _ = check(folder, "--repair", capsys=capsys)
     assert code == 0 and out[-1] == f"{folder.path}: clean"
-    assert (folder.path / "set-aside" / "journal" / "journal").read_text() == "x\n"
+    moved = folder.path / "set-aside" / "journal" / "journal"
+    assert out[0] == (f"repaired: {folder.path / 'journal'}: a file where the journal table's "
+                      f"folder belongs; moved to {moved}")
+    assert moved.read_text() == "x\n"
     assert len(journal_keys(folder)) == 8
