@@ -36,6 +36,7 @@ HASHES = {
     "groups": "8807a4493b372611",
     "groups_15k": "629bcac86f23b8fe",
     "hybrid_z5_lr": "c04b6c3df2a82ef4",
+    "indist_m5": "bba870798c67b09d",
     "length2_m5": "8a24319f2849c8dc",
     "lengthgen": "e2b5bd6213e6c72d",
     "lengthgen_eps1e-3": "7114c0ff3a90cdf5",
