@@ -17,7 +17,7 @@ import sys
 from hf_induction.commands.parsing import Parser, first_line, output_folder, prog
 from hf_induction.hub.errors import HubError
 from hf_induction.hub.leaderboard import SourceResults, write_leaderboard
-from hf_induction.hub.sources import results_sources, source_or_folder
+from hf_induction.hub.sources import chosen_sources, source_or_folder
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,12 +27,7 @@ def main(argv: list[str] | None = None) -> int:
                    "is not a results folder is skipped with a line where others are given")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
-    try:
-        args.results, skipped = results_sources(args.results)
-    except ValueError as e:
-        p.error(str(e))
-    for line in skipped:
-        print(f"{p.prog}: {line}", file=sys.stderr)
+    args.results = chosen_sources(p, args.results)
     results = []
     for source in args.results:
         # Read one at a time, so that an error names the source it came from.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from hf_induction.commands.parsing import Parser, first_line, output_folder, prog
-from hf_induction.hub.sources import results_sources, source_or_folder
+from hf_induction.hub.sources import chosen_sources, source_or_folder
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,12 +24,7 @@ def main(argv: list[str] | None = None) -> int:
                    "with a line where others are given")
     p.add_argument("--out", required=True, type=output_folder, help="the folder to write into")
     args = p.parse_args(argv)
-    try:
-        args.results, skipped = results_sources(args.results)
-    except ValueError as e:
-        p.error(str(e))
-    for line in skipped:
-        print(f"{p.prog}: {line}", file=sys.stderr)
+    args.results = chosen_sources(p, args.results)
     from hf_induction.hub.space import write_space
 
     try:

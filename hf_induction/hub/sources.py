@@ -46,3 +46,17 @@ def results_sources(given: list[str]) -> tuple[list[str], list[str]]:
         raise ValueError(f"{not_a_results_folder(given[0])}; a Hub dataset id is ORG/NAME")
     return sources, [f"skipping {s}: not a results folder (it holds no protocol.json)"
                      for s in given if s not in sources]
+
+
+def chosen_sources(parser, given: list[str]) -> list[str]:
+    """A command's results sources (`results_sources`): the folders left out said on stderr,
+    one line each under the command's name; none left is the parser's usage error."""
+    import sys
+
+    try:
+        sources, skipped = results_sources(given)
+    except ValueError as e:
+        parser.error(str(e))
+    for line in skipped:
+        print(f"{parser.prog}: {line}", file=sys.stderr)
+    return sources
