@@ -35,7 +35,8 @@ def test_the_one_cell_search_prints_its_outcome(tmp_path):
 
 def test_a_model_of_ones_own_passes_the_contract_and_trains_through_nstar(tmp_path):
     out = run_example("bring_your_own_model.py", tmp_path)
-    assert "model tiny_gru:\n  labels loss: ok" in out and "FAILED" not in out, out
+    assert "model tiny_gru:\n  output shape: ok\n  labels loss: ok" in out, out
+    assert "FAILED" not in out, out
     # nstar found the spec by the file's path and searched the cell.
     assert "bring_your_own_model.py:SPEC | refined |" in out, out
     assert (tmp_path / "build" / "bring_your_own" / "protocol.json").exists()
