@@ -50,17 +50,22 @@ def _row_count(page) -> int:
     return int(page.get_attribute("#kappa-table [role=grid]", "aria-rowcount")) - 1  # - header
 
 
+def _kappa_tab(browser, url: str):
+    """A page of the Space at ``url`` once its κ table has rendered its rows."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector("#kappa-table [role=grid]", timeout=30_000)
+    page.wait_for_function(
+        "document.querySelector('#kappa-table')?.innerText?.includes('dense_ssm')",
+        timeout=30_000)
+    return page
+
+
 def test_space_table_loads_and_filters(space_url, tmp_path):
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(space_url, wait_until="domcontentloaded")
-            page.wait_for_selector("#kappa-table [role=grid]", timeout=30_000)
-            page.wait_for_function(
-                "document.querySelector('#kappa-table')?.innerText?.includes('dense_ssm')",
-                timeout=30_000,
-            )
+            page = _kappa_tab(browser, space_url)
             assert _row_count(page) == 5
             # The κ column (6th) is never blank: an undefined κ shows its bounds.
             kappas = page.eval_on_selector_all(
@@ -148,12 +153,7 @@ def test_the_validation_filter_keeps_one_rules_rows(tmp_path):
     with running_app(space, tmp_path) as url, sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(url, wait_until="domcontentloaded")
-            page.wait_for_selector("#kappa-table [role=grid]", timeout=30_000)
-            page.wait_for_function(
-                "document.querySelector('#kappa-table')?.innerText?.includes('dense_ssm')",
-                timeout=30_000)
+            page = _kappa_tab(browser, url)
             assert _row_count(page) == 10
             headers = page.eval_on_selector_all(
                 "#kappa-table [role=columnheader]", "hs => hs.map(h => h.innerText.trim())")
