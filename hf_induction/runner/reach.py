@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-import torch
-
 from ..models.positions import absolute_positions
 from ..results import ReachRow, run_key
 from ..results.reach import REACH_FACTORS
@@ -90,9 +88,8 @@ def reach_check(probe: JournalProbe, n: int, protocol_hash: str,
                 # At most the pool: a short length may hold fewer distinct words.
                 examples = generate_lengths(cell, (length,), rows, job.data_seed)
                 held_rows = len(examples)
-                with torch.no_grad():
-                    metrics = scores(cell, model, examples, probe.tokens, device,
-                                     chunk=eval_rows(model.config, tokens, memory))
+                metrics = scores(cell, model, examples, probe.tokens, device,
+                                 chunk=eval_rows(model.config, tokens, memory))
             row = ReachRow(
                 key=key, dataset=cell.dataset, config=str(cell), model=job.model,
                 model_config_hash=fields["model_config_hash"], n=int(n), lr=float(result.lr),
