@@ -247,7 +247,7 @@ def sample_split(cell: TaskCell, split: str, size: int | None, seed: int,
     """
     if size is not None:
         check_rows(size, f"{cell.dataset}/{cell}: size")
-    skip = _set_aside(cell, validation)
+    check_validation_rule(validation)
     if split == "validation":
         val = validation_sizes(cell, validation)
         # In distribution: a stream of its own, so that which words validate is independent
@@ -273,6 +273,7 @@ def sample_split(cell: TaskCell, split: str, size: int | None, seed: int,
             f"{available} distinct sequences{aside} "
             f"({cell.variant}, lengths {cell.lengths[0]}..{cell.lengths[-1]})"
         )
+    skip = _set_aside(cell, validation)
     capacity = {n: cell.pool_size(n) - skip[n] for n in cell.lengths}
     if cell.dist == "uniform":
         lengths, rank = _uniform_lengths(cell, capacity, size, seed)
