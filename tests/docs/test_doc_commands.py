@@ -1,4 +1,4 @@
-"""Every shell command in the README and the documentation pages (``docs/*.md``) is run here
+"""Every shell command in the README and the documentation pages (``docs/**/*.md``) is run here
 at a small size, or carries a marker that says what it needs which a test does not have.
 
 A marker is a comment at the end of the command (``# needs: gpu``, ``# needs: hub``,
@@ -31,7 +31,7 @@ from tests.runner.helpers import SCRIPT_COMMANDS, env, run_command
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 CI = ROOT / ".ci" / "run"
 
 MARKER = re.compile(r"#\s*(needs|long):\s*(.*)$")

@@ -1,11 +1,9 @@
-"""The README is a front door of one page, and every page of the site is in its navigation."""
+"""The README is a front door of one page (the site's pages: test_site)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -23,22 +21,3 @@ def test_the_readme_defines_each_word_of_the_glossary():
     defined = set(re.findall(r"^\| ([^|]+?) \|", glossary, re.MULTILINE)) - {"word"}
     assert defined == set(GLOSSARY)
 
-
-def _nav_pages(entries) -> list[str]:
-    pages = []
-    for entry in entries:
-        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
-        pages += _nav_pages(value) if isinstance(value, list) else [value]
-    return pages
-
-
-def test_every_page_is_in_the_navigation_and_every_entry_is_a_page():
-    loader = type("Loader", (yaml.SafeLoader,), {})
-    # mkdocs.yml names a Python function (the heading anchors' slugify); its name is enough.
-    loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=loader)
-    nav = _nav_pages(config["nav"])
-    docs = ROOT / "docs"
-    pages = {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
-             if not p.relative_to(docs).as_posix().startswith("results/")}
-    assert sorted(nav) == sorted(pages)

@@ -35,7 +35,7 @@ PRESETS = {
 # 1.0e-2 at lr 1e-2, 4.3e-3 at 3e-3, 3.6e-3 at 1e-3 (with _neg 8.2e-3, 1.1e-2, 5.8e-3); Gated
 # DeltaNet 3.8e-4, 1.8e-3, 2.1e-2 (with _neg 4.8e-3, 1.7e-4, 4.9e-3). So the gated models
 # train at 1e-2 and 3e-3, the others at 3e-3 and 1e-3, for 5,000 steps (none reached 1e-4 in
-# 3,000: docs/results.md).
+# 3,000: docs/studies/architecture-rates.md).
 CPU_BUDGETS = {
     False: CpuBudget(lrs=(3e-3, 1e-3), max_steps=5000, eval_every=100),
     True: CpuBudget(lrs=(1e-2, 3e-3), max_steps=5000, eval_every=100),
