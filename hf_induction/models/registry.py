@@ -68,6 +68,9 @@ MODEL_MODULES = (
     # Mamba-2's layer with its transition's eigenvalues real in [0, 1], real in [-1, 1]
     # (negative-eigenvalue Mamba) or complex (Mamba-3's rotations): three settings.
     "selective_ssm",
+    # A transformer whose positions are products of data-dependent Householder matrices (PaTH
+    # attention).
+    "path_attn",
 )
 
 
