@@ -71,6 +71,9 @@ MODEL_MODULES = (
     # A transformer whose positions are products of data-dependent Householder matrices (PaTH
     # attention).
     "path_attn",
+    # PD-SSM: transitions a column one-hot matrix times a complex diagonal, so that one layer
+    # can follow any automaton.
+    "pd_ssm",
 )
 
 
