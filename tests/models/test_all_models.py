@@ -199,6 +199,16 @@ def paper_formula(name: str, config) -> int:
         mixer = (d * (2 * E + 2 * N + H + angles) + (E + 2 * N) * config.conv_size + 3 * H + E
                  + E * d)
         return V * d + L * (2 * d + mixer + 3 * d * config.intermediate_size) + d + d * V
+    if name == "pd_ssm":
+        # Embeddings; per block the layer's selector (d K) and dictionary (K N^2), the
+        # magnitude and phase MLPs (d -> 2N -> N, with biases), B's two parts, the skip D, the
+        # read-out of [Re x, Im x] (with bias), then two layer norms and a GELU MLP with
+        # biases; an untied head with bias.
+        N, K, E, inner = (config.state_size, config.dictionary_size,
+                          config.diagonal_expand * config.state_size, config.intermediate_size)
+        layer = d * K + K * N * N + 2 * (d * E + E + E * N + N) + 2 * N * d + d + 2 * N * d + d
+        block = layer + 4 * d + 2 * d * inner + inner + d
+        return V * d + L * block + d * V + V
     if name == "path_attn":
         # Embeddings; per block two RMS norms, Q, K, V, O (no bias), the map to the Householder
         # directions (through its rank, or full), their convolution (no bias), the step sizes
