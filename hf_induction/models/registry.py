@@ -68,6 +68,9 @@ MODEL_MODULES = (
     # Mamba-2's layer with its transition's eigenvalues real in [0, 1], real in [-1, 1]
     # (negative-eigenvalue Mamba) or complex (Mamba-3's rotations): three settings.
     "selective_ssm",
+    # Mamba-3 as published: the trapezoidal rule, rotations, data-dependent decay, normed B and
+    # C with biases, no convolution.
+    "mamba3",
     # A transformer whose positions are products of data-dependent Householder matrices (PaTH
     # attention).
     "path_attn",

@@ -199,6 +199,16 @@ def paper_formula(name: str, config) -> int:
         mixer = (d * (2 * E + 2 * N + H + angles) + (E + 2 * N) * config.conv_size + 3 * H + E
                  + E * d)
         return V * d + L * (2 * d + mixer + 3 * d * config.intermediate_size) + d + d * V
+    if name == "mamba3":
+        # Embeddings; per block two RMS norms, the mixer's input projection to z and x (E each),
+        # B and C (N each), a time step, decay rate and trapezoid weight per head and the
+        # angles; dt bias and D per head, B and C biases (N per head) and norms (N each); the
+        # output projection (no convolution, no output norm); the SwiGLU MLP; the final norm;
+        # an untied head.
+        E, N, H = config.expand * d, config.state_size, config.expand * d // config.head_dim
+        S = int(N * config.rope_fraction) // 2
+        mixer = d * (2 * E + 2 * N + 3 * H + S) + 2 * H + 2 * H * N + 2 * N + E * d
+        return V * d + L * (2 * d + mixer + 3 * d * config.intermediate_size) + d + d * V
     if name == "pd_ssm":
         # Embeddings; per block the layer's selector (d K) and dictionary (K N^2), the
         # magnitude and phase MLPs (d -> 2N -> N, with biases), B's two parts, the skip D, the

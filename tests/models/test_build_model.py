@@ -14,7 +14,7 @@ def test_model_names_and_presets():
                                 "deltaproduct2_neg", "deltaproduct3_neg",
                                 "gated_deltaproduct2_neg", "rwkv7", "qwen3_next",
                                 "kimi_linear", "selective_ssm", "selective_ssm_neg",
-                                "selective_ssm_complex", "path_attn", "pd_ssm"}
+                                "selective_ssm_complex", "path_attn", "mamba3", "pd_ssm"}
     assert set(PRESETS) == {"paper", "tiny"}
     for preset in PRESETS.values():
         assert set(preset) == set(MODEL_NAMES)
