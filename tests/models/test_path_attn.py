@@ -154,7 +154,7 @@ def test_generate_feeds_one_token_a_step_and_continues_as_the_full_forward():
 
     def hook(module, args, kwargs, output):
         lengths.append(kwargs["input_ids"].shape[1])
-        cached.append({k.shape[2] for k in output.cache.keys})
+        cached.append({keys.shape[2] for keys, _ in output.cache.memories})
 
     handle = model.register_forward_hook(hook, with_kwargs=True)
     prompt = torch.tensor([[1, 2, 3, 4, 0], [4, 4, 0, 1, 2]])
@@ -200,3 +200,17 @@ def test_the_other_settings_of_w_build_and_continue(overrides):
     assert_cache_continues(perturbed("path_attn", **overrides),
                            torch.randint(0, 9, (2, 9), generator=torch.Generator().manual_seed(3)),
                            5)
+
+
+def test_reordering_the_cache_moves_every_rows_keys_values_and_window():
+    model = perturbed("path_attn")
+    ids = torch.randint(0, 9, (3, 6), generator=torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        cache = model(input_ids=ids, use_cache=True).cache
+        swapped = model(input_ids=ids[[2, 0, 1]], use_cache=True).cache
+    cache.reorder_cache(torch.tensor([2, 0, 1]))
+    for index in range(model.config.num_hidden_layers):
+        (keys, values), window = cache.layer(index)
+        (their_keys, their_values), their_window = swapped.layer(index)
+        for ours, theirs in ((keys, their_keys), (values, their_values), (window, their_window)):
+            torch.testing.assert_close(ours, theirs, rtol=0, atol=1e-12)

@@ -23,30 +23,29 @@ from .configuration_path_attn import PaTHAttnConfig
 from .naive import naive_path_attn
 
 class PaTHAttnCache:
-    """What a layer needs to continue a sequence: every key so far, carried through the
-    Householder transforms of the tokens after it up to the last one [B, H, n, head_dim], the
-    values [B, H, n, head_dim], and the last ``conv_size - 1`` inputs of the convolution over w
-    [B, conv_size - 1, hidden_size] (None without one), per layer. A new token's transform
-    updates every cached key before its own key joins them, as fla's decoding does; the cache
-    grows by one key and value a token, as any attention's."""
+    """What a layer needs to continue a sequence: its memory, every key so far carried through
+    the Householder transforms of the tokens after it up to the last one [B, H, n, head_dim]
+    and the values [B, H, n, head_dim], and the last ``conv_size - 1`` inputs of the
+    convolution over w [B, conv_size - 1, hidden_size] (None without one), per layer. A new
+    token's transform updates every cached key before its own key joins them, as fla's decoding
+    does; the memory grows by one key and value a token, as any attention's."""
 
     is_compileable = False
 
-    def __init__(self, keys: list[torch.Tensor], values: list[torch.Tensor],
+    def __init__(self, memories: list[tuple[torch.Tensor, torch.Tensor]],
                  windows: list[torch.Tensor | None]):
-        self.keys = keys
-        self.values = values
+        self.memories = memories
         self.windows = windows
 
-    def layer(self, index: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        return self.keys[index], self.values[index], self.windows[index]
+    def layer(self, index: int) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor | None]:
+        return self.memories[index], self.windows[index]
 
     def get_seq_length(self, layer_idx: int = 0) -> int:
-        return self.keys[layer_idx].shape[2]
+        return self.memories[layer_idx][0].shape[2]
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
-        self.keys = [k.index_select(0, beam_idx.to(k.device)) for k in self.keys]
-        self.values = [v.index_select(0, beam_idx.to(v.device)) for v in self.values]
+        self.memories = [tuple(t.index_select(0, beam_idx.to(t.device)) for t in memory)
+                         for memory in self.memories]
         self.windows = [w if w is None else w.index_select(0, beam_idx.to(w.device))
                         for w in self.windows]
 
@@ -145,11 +144,11 @@ class PaTHAttnMixer(nn.Module):
                        if config.attn_kernel == "chunked" else naive_path_attn)
 
     def forward(self, x: torch.Tensor, state: tuple | None = None):
-        """``x`` [B, T, d] and the layer's cache (keys, values, window) or None; returns the
-        mixer's output [B, T, d] and the new cache."""
+        """``x`` [B, T, d] and the layer's state ((keys, values), window) or None; returns the
+        mixer's output [B, T, d] and the new state."""
         config = self.config
         batch, length, _ = x.shape
-        keys, values, window = state if state is not None else (None, None, None)
+        (keys, values), window = state if state is not None else ((None, None), None)
 
         def heads(t: torch.Tensor) -> torch.Tensor:
             return t.view(batch, length, config.num_heads, config.head_dim).transpose(1, 2)
@@ -168,7 +167,7 @@ class PaTHAttnMixer(nn.Module):
         with torch.autocast(x.device.type, enabled=False):
             o, keys, values = self.kernel(q, k, v, w, beta, keys, values)
         o = o.transpose(1, 2).reshape(batch, length, -1).to(x.dtype)
-        return self.o_proj(o), (keys, values, window)
+        return self.o_proj(o), ((keys, values), window)
 
 
 class PaTHAttnMLP(nn.Module):
@@ -240,6 +239,7 @@ class PaTHAttnModel(PaTHAttnPreTrainedModel):
     def set_input_embeddings(self, new_embeddings):
         self.embeddings = new_embeddings
 
+    # Copied from hf_induction.models.deltanet.modeling_deltanet.DeltaNetModel with DeltaNet->PaTHAttn  # noqa: E501
     def forward(
         self,
         input_ids: torch.LongTensor | None = None,
@@ -252,11 +252,9 @@ class PaTHAttnModel(PaTHAttnPreTrainedModel):
     ) -> tuple | PaTHAttnOutput:
         r"""
         cache (`PaTHAttnCache`, *optional*):
-            The keys and values of the tokens already consumed; `input_ids` then holds only the
-            new tokens.
+            The state after the tokens already consumed; `input_ids` then holds only the new tokens.
         use_cache (`bool`, *optional*, defaults to `False`):
-            Whether to return the keys and values after the last token (`generate()` asks for
-            them).
+            Whether to return the state after the last token (`generate()` asks for it).
         """
         if (input_ids is None) == (inputs_embeds is None):
             raise ValueError("pass exactly one of input_ids or inputs_embeds")
@@ -268,14 +266,17 @@ class PaTHAttnModel(PaTHAttnPreTrainedModel):
         return_dict = return_dict if return_dict is not None else self.config.return_dict
         hidden = self.embeddings(input_ids) if inputs_embeds is None else inputs_embeds
         all_hidden_states = (hidden,) if output_hidden_states else None
-        states = []
+        memories, windows = [], []
         for index, block in enumerate(self.layers):
-            hidden, state = block(hidden, cache.layer(index) if cache is not None else None)
-            states.append(state)
+            hidden, (memory, window) = block(
+                hidden, cache.layer(index) if cache is not None else None
+            )
+            memories.append(memory)
+            windows.append(window)
             if output_hidden_states:
                 all_hidden_states += (hidden,)
         hidden = self.norm(hidden)
-        new_cache = PaTHAttnCache(*map(list, zip(*states))) if use_cache else None
+        new_cache = PaTHAttnCache(memories, windows) if use_cache else None
         if not return_dict:
             return tuple(v for v in (hidden, new_cache, all_hidden_states) if v is not None)
         return PaTHAttnOutput(
