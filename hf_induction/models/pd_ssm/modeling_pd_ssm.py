@@ -210,9 +210,11 @@ class PDSSMModel(PDSSMPreTrainedModel):
         self.gradient_checkpointing = False
         self.post_init()
 
+    # Copied from hf_induction.models.deltanet.modeling_deltanet.DeltaNetModel with DeltaNet->PDSSM
     def get_input_embeddings(self):
         return self.embeddings
 
+    # Copied from hf_induction.models.deltanet.modeling_deltanet.DeltaNetModel with DeltaNet->PDSSM
     def set_input_embeddings(self, new_embeddings):
         self.embeddings = new_embeddings
 
