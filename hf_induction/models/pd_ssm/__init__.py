@@ -39,7 +39,11 @@ SPEC = ModelSpec(
     config="hf_induction.models.pd_ssm.configuration_pd_ssm:PDSSMConfig",
     presets=PRESETS,
     flops_per_token=flops_per_token,
-    cpu_budget=CpuBudget(lrs=(3e-3, 1e-3), max_steps=5000, eval_every=100),
+    # One run per rate on modadd acot_L5's whole pool, 3,000 steps, seed 10
+    # (results/rates_pd_ssm/): every rate reached epsilon, 3e-2 at step 400 (best validation
+    # loss 5.7e-5), 1e-2 at 500 (7.9e-5), 3e-3 at 1,500 (8.5e-5), 1e-3 at 2,800 (9.8e-5). So the
+    # two fastest, for DeltaNet's 5,000 steps.
+    cpu_budget=CpuBudget(lrs=(3e-2, 1e-2), max_steps=5000, eval_every=100),
     auto_classes={"AutoModel": f"{_MODELING}:PDSSMModel",
                   "AutoModelForCausalLM": f"{_MODELING}:PDSSMForCausalLM"},
 )
