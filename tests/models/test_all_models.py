@@ -201,13 +201,15 @@ def paper_formula(name: str, config) -> int:
         return V * d + L * (2 * d + mixer + 3 * d * config.intermediate_size) + d + d * V
     if name == "mamba3":
         # Embeddings; per block two RMS norms, the mixer's input projection to z and x (E each),
-        # B and C (N each), a time step, decay rate and trapezoid weight per head and the
-        # angles; dt bias and D per head, B and C biases (N per head) and norms (N each); the
-        # output projection (no convolution, no output norm); the SwiGLU MLP; the final norm;
-        # an untied head.
+        # R B's and C's (N each), a time step, decay rate and trapezoid weight per head and the
+        # angles; dt bias and D per head, B and C biases (R N per head) and norms (N each), with
+        # MIMO (R > 1) three weights of R P per head; the output projection (no convolution, no
+        # output norm); the SwiGLU MLP; the final norm; an untied head.
         E, N, H = config.expand * d, config.state_size, config.expand * d // config.head_dim
-        S = int(N * config.rope_fraction) // 2
-        mixer = d * (2 * E + 2 * N + 3 * H + S) + 2 * H + 2 * H * N + 2 * N + E * d
+        R, S = config.mimo_rank, int(N * config.rope_fraction) // 2
+        mimo = 3 * H * R * config.head_dim if R > 1 else 0
+        mixer = (d * (2 * E + 2 * R * N + 3 * H + S) + 2 * H + 2 * H * R * N + 2 * N + mimo
+                 + E * d)
         return V * d + L * (2 * d + mixer + 3 * d * config.intermediate_size) + d + d * V
     if name == "pd_ssm":
         # Embeddings; per block the layer's selector (d K) and dictionary (K N^2), the

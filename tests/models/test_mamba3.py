@@ -1,7 +1,7 @@
-"""Mamba-3's own checks: the chunked kernel against the naive recurrence, both against a
-transcription of the reference's step (`mamba3_reference.py`), the mixer against the
-reference layer, the trapezoid at lam = 1 against the selective SSM's recurrence, and the
-state `generate()` continues from."""
+"""Mamba-3's own checks: the chunked kernel against the naive recurrence (SISO and MIMO),
+both against a transcription of the reference's step (`mamba3_reference.py`), the mixer
+against the reference layer (SISO and MIMO), the trapezoid at lam = 1 against the selective
+SSM's recurrence, and the state `generate()` continues from."""
 
 import math
 
@@ -24,9 +24,9 @@ from .model_checks import (
 KERNELS = {"naive": naive_mamba3, "chunked": lambda *a, **k: chunk_mamba3(*a, chunk_size=4, **k)}
 
 
-def operands(length: int = 21, seed: int = 0, N: int = 6, P: int = 5):
-    """x, B, C, log a in (-2, 0), dt in (0, 1), lam in (0, 1), angles, and a state, the
-    previous token's B and x, in float64."""
+def operands(length: int = 21, seed: int = 0, N: int = 6, P: int = 5, R: int = 1):
+    """x, B, C (R of each a token), log a in (-2, 0), dt in (0, 1), lam in (0, 1), angles, and
+    a state, the previous token's B and x, in float64."""
     gen = torch.Generator().manual_seed(seed)
     batch, heads = 2, 3
 
@@ -36,24 +36,25 @@ def operands(length: int = 21, seed: int = 0, N: int = 6, P: int = 5):
     def rand(*shape):
         return torch.rand(*shape, generator=gen, dtype=torch.float64)
 
-    return (randn(batch, heads, length, P), randn(batch, heads, length, N),
-            randn(batch, heads, length, N), -2 * rand(batch, heads, length),
+    return (randn(batch, heads, length, R, P), randn(batch, heads, length, R, N),
+            randn(batch, heads, length, R, N), -2 * rand(batch, heads, length),
             rand(batch, heads, length), rand(batch, heads, length),
             randn(batch, heads, length, N // 2),
-            (randn(batch, heads, N, P), randn(batch, heads, N), randn(batch, heads, P)))
+            (randn(batch, heads, N, P), randn(batch, heads, R, N), randn(batch, heads, R, P)))
 
 
+@pytest.mark.parametrize("rank", [1, 3], ids=["siso", "mimo3"])
 @pytest.mark.parametrize("rotate", [False, True], ids=["real", "complex"])
 @pytest.mark.parametrize("chunk_size, length", [(4, 21), (8, 16), (64, 21), (5, 1)])
 @pytest.mark.parametrize("with_state", [False, True], ids=["zeros", "state"])
 def test_the_chunked_kernel_is_the_recurrence_on_outputs_states_and_gradients(
-        rotate, chunk_size, length, with_state):
-    x, B, C, log_a, dt, lam, theta, state = operands(length)
+        rank, rotate, chunk_size, length, with_state):
+    x, B, C, log_a, dt, lam, theta, state = operands(length, R=rank)
     theta = theta if rotate else None
     state = tuple(s.requires_grad_() for s in state) if with_state else (None, None, None)
     leaves = [t.requires_grad_() for t in (x, B, C, log_a, dt, lam)]
     leaves += ([theta.requires_grad_()] if rotate else []) + ([*state] if with_state else [])
-    weights = torch.randn(2, 3, length, 5, dtype=torch.float64)
+    weights = torch.randn(2, 3, length, rank, 5, dtype=torch.float64)
 
     def run(kernel, **kw):
         y, last = kernel(x, B, C, log_a, dt, lam, theta, *state, **kw)
@@ -106,11 +107,14 @@ def test_the_kernels_give_the_reference_steps_outputs_and_states(kernel, with_st
     if with_state:
         turned_back = to_pairs(-states[0])
         h0 = rotate_state(states[1].transpose(-1, -2), turned_back)
-        last_B, last_x = rotate_pairs(states[2], turned_back), states[3]
+        last_B, last_x = rotate_pairs(states[2], turned_back)[:, :, None], states[3][:, :, None]
     x = V.transpose(1, 2)
+    # One input and output a token: rank 1.
     B, C = (K + K_bias).transpose(1, 2), (Q + Q_bias).transpose(1, 2)
-    y, h = KERNELS[kernel](x, B, C, ADT, DT, torch.sigmoid(Trap), theta, initial_state=h0,
-                           last_B=last_B, last_x=last_x)
+    y, h = KERNELS[kernel](x[:, :, :, None], B[:, :, :, None], C[:, :, :, None], ADT, DT,
+                           torch.sigmoid(Trap), theta, initial_state=h0, last_B=last_B,
+                           last_x=last_x)
+    y = y[:, :, :, 0]
     z = Z.transpose(1, 2)
     y = ((y + D[:, None, None] * x) * z * torch.sigmoid(z)).transpose(1, 2)
     torch.testing.assert_close(y, out, rtol=0, atol=1e-10)
@@ -121,12 +125,13 @@ def test_the_kernels_give_the_reference_steps_outputs_and_states(kernel, with_st
     torch.testing.assert_close(V[:, -1], v_state, rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("rope_fraction", [0.5, 1.0])
-def test_the_mixer_is_the_reference_layer_across_a_cache(rope_fraction):
+@pytest.mark.parametrize("rope_fraction, mimo_rank", [(0.5, 1), (1.0, 1), (0.5, 2)],
+                         ids=["half-siso", "all-siso", "half-mimo2"])
+def test_the_mixer_is_the_reference_layer_across_a_cache(rope_fraction, mimo_rank):
     # A perturbed tiny model's first mixer and the reference layer on its parameters: a prompt,
     # then the next tokens from each one's state. B and C's norms run in float32 (ours and the
     # reference's), hence the tolerance.
-    model = perturbed("mamba3", rope_fraction=rope_fraction, chunk_size=4)
+    model = perturbed("mamba3", rope_fraction=rope_fraction, mimo_rank=mimo_rank, chunk_size=4)
     mixer, config = model.model.layers[0].mixer, model.config
     params = {name: p.detach() for name, p in mixer.named_parameters()}
     u = torch.randn(2, 11, config.hidden_size, generator=torch.Generator().manual_seed(4),
@@ -150,14 +155,16 @@ def test_at_lam_one_the_trapezoid_is_the_selective_ssms_rule():
     ones = torch.ones_like(dt)
     for kernel in KERNELS.values():
         y, h = kernel(x, B, C, log_a, dt, ones, theta, h0, last_B, last_x)
-        ref, ref_h = naive_ssm(x * dt[..., None], B, C, log_a, None, theta, initial_state=h0)
-        torch.testing.assert_close(y, ref, rtol=0, atol=1e-11)
+        ref, ref_h = naive_ssm(x[:, :, :, 0] * dt[..., None], B[:, :, :, 0], C[:, :, :, 0],
+                               log_a, None, theta, initial_state=h0)
+        torch.testing.assert_close(y[:, :, :, 0], ref, rtol=0, atol=1e-11)
         torch.testing.assert_close(h, ref_h, rtol=0, atol=1e-11)
 
 
-def test_the_chunked_model_computes_the_recurrent_models_logits():
-    chunked = perturbed("mamba3", chunk_size=4)
-    recurrent = perturbed("mamba3", ssm_kernel="recurrent")
+@pytest.mark.parametrize("mimo_rank", [1, 2], ids=["siso", "mimo2"])
+def test_the_chunked_model_computes_the_recurrent_models_logits(mimo_rank):
+    chunked = perturbed("mamba3", chunk_size=4, mimo_rank=mimo_rank)
+    recurrent = perturbed("mamba3", ssm_kernel="recurrent", mimo_rank=mimo_rank)
     recurrent.load_state_dict(chunked.state_dict())
     ids = torch.randint(0, 9, (3, 11), generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
@@ -166,17 +173,35 @@ def test_the_chunked_model_computes_the_recurrent_models_logits():
     torch.testing.assert_close(ours, reference_logits, rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("mimo_rank", [1, 2], ids=["siso", "mimo2"])
 @pytest.mark.parametrize("split", [1, 6, 10])
-def test_the_cache_continues_the_sequence(split):
+def test_the_cache_continues_the_sequence(split, mimo_rank):
     # The state and the last token's B and x carry across the split; chunks of 4 so that
     # either side may span several.
     ids = torch.randint(0, 9, (2, 13), generator=torch.Generator().manual_seed(2))
-    assert_cache_continues(perturbed("mamba3", chunk_size=4), ids, split)
+    assert_cache_continues(perturbed("mamba3", chunk_size=4, mimo_rank=mimo_rank), ids, split)
 
 
-def test_generate_feeds_one_token_per_step_and_keeps_a_constant_state():
+@pytest.mark.parametrize("mimo_rank", [1, 2], ids=["siso", "mimo2"])
+def test_generate_feeds_one_token_per_step_and_keeps_a_constant_state(mimo_rank):
     assert_generate_steps_with_a_constant_state(build_model("mamba3", vocab_size=9,
-                                                            preset="tiny"))
+                                                            preset="tiny", mimo_rank=mimo_rank))
+
+
+def test_mimo_keeps_the_state_and_multiplies_its_use():
+    # The same state size at rank 4, with four B and C projections and the three MIMO weights
+    # per head, which start as the reference's (inputs and outputs split evenly).
+    siso, mimo = (build_model("mamba3", vocab_size=9, preset="tiny", mimo_rank=r) for r in (1, 4))
+    with torch.no_grad():
+        ids = torch.tensor([[1, 2, 3]])
+        states = [m(input_ids=ids, use_cache=True).cache.memories[0].shape for m in (siso, mimo)]
+    assert states[0] == states[1]
+    mixer, config = mimo.model.layers[0].mixer, mimo.config
+    assert mixer.in_proj.out_features - siso.model.layers[0].mixer.in_proj.out_features == (
+        3 * 2 * config.state_size)
+    assert torch.equal(mixer.mimo_x, torch.full_like(mixer.mimo_x, 0.25))
+    assert torch.equal(mixer.mimo_o, torch.full_like(mixer.mimo_o, 0.25))
+    assert torch.equal(mixer.mimo_z, torch.ones_like(mixer.mimo_z))
 
 
 @pytest.mark.parametrize("fields, message", [
@@ -187,6 +212,7 @@ def test_generate_feeds_one_token_per_step_and_keeps_a_constant_state():
     ({"chunk_size": 0}, "chunk_size must be positive"),
     ({"dt_min": 0.2}, "need 0 < dt_min <= dt_max"),
     ({"A_floor": 0.0}, "A_floor must be positive"),
+    ({"mimo_rank": 0}, "mimo_rank must be positive"),
 ])
 def test_bad_settings_are_one_line_errors(fields, message):
     with pytest.raises(ValueError, match=message) as error:

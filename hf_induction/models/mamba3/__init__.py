@@ -1,7 +1,8 @@
-"""Mamba-3 (Lahoti et al., arXiv 2603.15569), SISO, as its public layer builds it: the
+"""Mamba-3 (Lahoti et al., arXiv 2603.15569) as its public layer builds it: the
 exponential-trapezoidal rule, a complex state by data-dependent rotations, a data-dependent
-decay, RMS-normed B and C with per-head biases and no convolution. Configuration, model, the
-naive recurrence and the chunked kernel, and its `SPEC`.
+decay, RMS-normed B and C with per-head biases and no convolution; SISO in its presets, MIMO a
+config option (`mimo_rank`). Configuration, model, the naive recurrence and the chunked kernel,
+and its `SPEC`.
 
 The spec loads without torch; the classes load, and register with the Auto classes, on first
 use.
@@ -11,15 +12,16 @@ from ..spec import CpuBudget, ModelSpec
 
 
 def flops_per_token(config, length: int) -> float:
-    # Per layer the input projection (z, x, B, C, the time steps, decay rates, trapezoid
-    # weights and angles), the output projection, the SwiGLU MLP, and the recurrence's state
-    # update B x^T and read-out h^T C (N P multiply-adds each per head: the chunked form folds
-    # the trapezoid's second write into the first); the head. Norms, rotations and gates are
-    # elementwise.
+    # Per layer the input projection (z, x, the R B's and C's, the time steps, decay rates,
+    # trapezoid weights and angles), the output projection, the SwiGLU MLP, and the
+    # recurrence's R state updates B x^T and R read-outs h^T C (N P multiply-adds each per head:
+    # the chunked form folds the trapezoid's second write into the first); the head. Norms,
+    # rotations, gates and the MIMO weights are elementwise.
     d, e, n, h = config.hidden_size, config.inner_size, config.state_size, config.num_heads
-    projections = d * (2 * e + 2 * n + 3 * h + config.num_angles) + e * d
+    r = config.mimo_rank
+    projections = d * (2 * e + 2 * r * n + 3 * h + config.num_angles) + e * d
     mlp = 3 * d * config.intermediate_size
-    per_layer = projections + mlp + 2 * e * n
+    per_layer = projections + mlp + 2 * r * e * n
     return config.num_hidden_layers * 2 * per_layer + 2 * d * config.vocab_size
 
 

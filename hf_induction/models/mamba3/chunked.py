@@ -1,7 +1,7 @@
 """Mamba-3 in chunks: the training fast path.
 
 The trapezoid's two writes fold into one. Unrolled, the state after token t holds token u's
-write with the decays and turns of tokens u + 1 .. t and the weight
+writes with the decays and turns of tokens u + 1 .. t and the weight
 
     w_u = lam_u dt_u + (1 - lam_{u+1}) dt_{u+1}
 
@@ -11,12 +11,14 @@ comes. So Mamba-3 is the selective SSM's scalar-decay recurrence (`chunk_ssm`, M
 form on B and C rotated by the cumulative angle, copied from the selective SSM) on the write
 vectors w_u B_u, with the diagonal's surplus taken back from the output,
 
-    y_t = [chunk_ssm]_t - (1 - lam_{t+1}) dt_{t+1} <C_t, B_t> x_t
+    y_{t,r} = [chunk_ssm]_{t,r} - (1 - lam_{t+1}) dt_{t+1} sum_s <C_{t,r}, B_{t,s}> x_{t,s}
 
 (a rotation keeps inner products, so the surplus is the unrotated one), and the write that the
 token before the sequence is still owed added to the initial state, (1 - lam_1) dt_1 B_0 x_0^T.
-After the last token the next one's half is zero, so the final state is h_T itself. Tests hold
-it to `naive.py` on outputs, final states and gradients.
+After the last token the next one's half is zero, so the final state is h_T itself. With MIMO
+(rank R > 1) each token is 2R steps of that recurrence: its R writes, the first of which
+decays and turns the state, then its R reads, which see all of them. Tests hold it to
+`naive.py` on outputs, final states and gradients.
 """
 
 import torch
@@ -107,18 +109,39 @@ def chunk_mamba3(
     last_x: torch.Tensor | None = None,
     chunk_size: int = 64,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """`naive_mamba3`, chunk by chunk: outputs [B, H, T, P] and the last state.
+    """`naive_mamba3`, chunk by chunk: outputs [B, H, T, R, P] and the last state.
 
     Args as `naive_mamba3`, and ``chunk_size``: tokens per chunk (a shorter sequence is one
     chunk of its own length).
     """
+    length, rank = x.shape[2], x.shape[3]
     # (1 - lam_{t+1}) dt_{t+1}: what the next token writes of token t; none after the last.
     owed_next = F.pad(((1 - lam) * dt)[..., 1:], (0, 1))  # [B, H, T]
-    weight = lam * dt + owed_next
+    writes = B * (lam * dt + owed_next)[..., None, None]
     if last_B is not None:
-        owed = ((1 - lam[..., 0]) * dt[..., 0])[..., None, None] * last_B[..., :, None] * (
-            last_x[..., None, :])
+        owed = ((1 - lam[..., 0]) * dt[..., 0])[..., None, None] * torch.einsum(
+            "bhrn,bhrp->bhnp", last_B, last_x)
         initial_state = owed if initial_state is None else initial_state + owed
-    y, h = chunk_ssm(x, B * weight[..., None], C, log_a, theta=theta,
-                     initial_state=initial_state, chunk_size=chunk_size)
-    return y - (owed_next * (C * B).sum(-1))[..., None] * x, h
+    if rank == 1:
+        y, h = chunk_ssm(x[..., 0, :], writes[..., 0, :], C[..., 0, :], log_a, theta=theta,
+                         initial_state=initial_state, chunk_size=chunk_size)
+        y = y[..., None, :]
+    else:
+        steps = 2 * rank
+
+        def writes_then_reads(written, read):
+            # Two [B, H, T, R, ...] -> [B, H, T * 2R, ...]: a token's R writes, then its R reads.
+            return torch.cat([written, read], 3).flatten(2, 3)
+
+        def at_first_step(t):
+            # [B, H, T, ...] -> [B, H, T * 2R, ...]: the token's value at its first step, else 0.
+            return F.pad(t.unsqueeze(3), (0, 0) * (t.dim() - 3) + (0, steps - 1)).flatten(2, 3)
+
+        y, h = chunk_ssm(writes_then_reads(x, torch.zeros_like(x)),
+                         writes_then_reads(writes, torch.zeros_like(writes)),
+                         writes_then_reads(torch.zeros_like(C), C), at_first_step(log_a),
+                         theta=None if theta is None else at_first_step(theta),
+                         initial_state=initial_state, chunk_size=chunk_size * steps)
+        y = y.unflatten(2, (length, steps))[:, :, :, rank:]
+    surplus = torch.einsum("bhtrn,bhtsn,bhtsp->bhtrp", C, B, x)
+    return y - owed_next[..., None, None] * surplus, h

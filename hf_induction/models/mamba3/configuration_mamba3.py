@@ -1,6 +1,6 @@
-"""Configuration of Mamba-3 (SISO): the trapezoidal, complex-state selective SSM of Lahoti et
-al. (arXiv 2603.15569) as its public layer (state-spaces/mamba, `mamba_ssm/modules/mamba3.py`)
-builds it."""
+"""Configuration of Mamba-3: the trapezoidal, complex-state selective SSM of Lahoti et al.
+(arXiv 2603.15569) as its public layer (state-spaces/mamba, `mamba_ssm/modules/mamba3.py`)
+builds it, single- or multi-input multi-output."""
 
 from transformers import PreTrainedConfig
 
@@ -18,13 +18,17 @@ class Mamba3Config(PreTrainedConfig):
         h_t = R_t (a_t h_{t-1} + (1 - lam_t) dt_t a_t B_{t-1} x_{t-1}^T) + lam_t dt_t B_t x_t^T
         y_t = (h_t^T C_t + D x_t) * silu(z_t)
 
+
     with a_t = exp(A_t dt_t), A_t = -max(f(A-projection), A_floor) data-dependent (f the
     reference's heavy-tailed activation, 1 + u or 1 / (1 - u)), dt_t = softplus(projection +
     dt_bias), lam_t = sigmoid(projection) the trapezoid's weight per head, and R_t turning state
     rows 2i, 2i + 1 (the first `num_angles` pairs) by pi tanh(theta_t[i]) dt_t: a complex state.
     B and C are RMS-normed and then offset by a learned bias per head (initialised to 1); there
-    is no short convolution. Multi-input multi-output (MIMO) and the optional output norm of the
-    reference are not built.
+    is no short convolution. With `mimo_rank` R > 1 (MIMO) a token writes R outer products
+    sum_r B_{t,r} x_{t,r}^T into the state and reads it R times, y_{t,r} = h_t^T C_{t,r}, where
+    B and C are projected R times and x_{t,r} = x_t * mimo_x[r], gated by z_t * mimo_z[r] and
+    summed with weights mimo_o[r] (per head and channel): R times the state's use per token at
+    the same state size. The reference's optional output norm is not built.
 
     Args:
         vocab_size (`int`, *optional*, defaults to 9):
@@ -40,6 +44,9 @@ class Mamba3Config(PreTrainedConfig):
         state_size (`int`, *optional*, defaults to 32):
             State rows N per head (B and C are projected once, as the reference's one group,
             and made per head by their biases).
+        mimo_rank (`int`, *optional*, defaults to 1):
+            R: 1 is the single-input single-output layer (SISO), more is MIMO (the reference
+            uses 4).
         rope_fraction (`float`, *optional*, defaults to 0.5):
             The fraction of state rows that turn, one of `ROPE_FRACTIONS`; the pairs that turn
             are `num_angles`, at least one.
@@ -77,6 +84,7 @@ class Mamba3Config(PreTrainedConfig):
     expand: int = 2
     head_dim: int = 64
     state_size: int = 32
+    mimo_rank: int = 1
     rope_fraction: float = 0.5
     intermediate_size: int = 540
     dt_min: float = 1e-3
@@ -96,7 +104,7 @@ class Mamba3Config(PreTrainedConfig):
 
     def __post_init__(self, **kwargs):
         for name in ("vocab_size", "hidden_size", "num_hidden_layers", "expand", "head_dim",
-                     "state_size", "intermediate_size", "chunk_size"):
+                     "state_size", "mimo_rank", "intermediate_size", "chunk_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.inner_size % self.head_dim:

@@ -1,6 +1,6 @@
-"""PyTorch Mamba-3 (SISO): pre-norm blocks of the Mamba-3 mixer (trapezoidal rule, a complex
-state by data-dependent rotations, data-dependent decay, RMS-normed B and C with biases, no
-convolution) and a SwiGLU MLP: `Mamba3Config`.
+"""PyTorch Mamba-3 (SISO or MIMO): pre-norm blocks of the Mamba-3 mixer (trapezoidal rule, a
+complex state by data-dependent rotations, data-dependent decay, RMS-normed B and C with
+biases, no convolution) and a SwiGLU MLP: `Mamba3Config`.
 
 This file imports only torch, transformers and its own folder's files, so that a checkpoint saved
 with `save_pretrained` carries it and loads with `trust_remote_code=True` without hf_induction.
@@ -24,9 +24,9 @@ from .naive import naive_mamba3
 
 class Mamba3Cache:
     """What a layer needs to continue a sequence: its state h [B, H, N, P], and the last
-    token's write vector B [B, H, N] and input x [B, H, P], which the trapezoid writes again at
-    the next token. Constant in the length, so `generate()` costs the same per token at any
-    length."""
+    token's write vectors B [B, H, R, N] and inputs x [B, H, R, P] (R = 1 but with MIMO), which
+    the trapezoid writes again at the next token. Constant in the length, so `generate()` costs
+    the same per token at any length."""
 
     is_compileable = False
 
@@ -111,18 +111,30 @@ class Mamba3Mixer(nn.Module):
         super().__init__()
         self.config = config
         d, inner, N, H = config.hidden_size, config.inner_size, config.state_size, config.num_heads
-        # z (the output gate), x, B, C, the time steps, the decay rates, the trapezoid's
-        # weights and the rotation angles: one projection, in the reference's order.
-        self.in_sizes = [inner, inner, N, N, H, H, H, config.num_angles]
+        R, P = config.mimo_rank, config.head_dim
+        # z (the output gate), x, B and C (R of each), the time steps, the decay rates, the
+        # trapezoid's weights and the rotation angles: one projection, in the reference's order.
+        self.in_sizes = [inner, inner, R * N, R * N, H, H, H, config.num_angles]
         self.in_proj = nn.Linear(d, sum(self.in_sizes), bias=False)
         self.dt_bias = nn.Parameter(torch.empty(H))
         # B and C are projected once for all heads and made each head's own by its bias.
-        self.B_bias = nn.Parameter(torch.empty(H, N))
-        self.C_bias = nn.Parameter(torch.empty(H, N))
+        self.B_bias = nn.Parameter(torch.empty(H, R, N))
+        self.C_bias = nn.Parameter(torch.empty(H, R, N))
         self.B_norm = Mamba3RMSNorm(N, config.bc_norm_eps)
         self.C_norm = Mamba3RMSNorm(N, config.bc_norm_eps)
+        if R > 1:
+            # MIMO: each head's x and z taken to R inputs and gates, its R outputs summed.
+            self.mimo_x = nn.Parameter(torch.empty(H, R, P))
+            self.mimo_z = nn.Parameter(torch.empty(H, R, P))
+            self.mimo_o = nn.Parameter(torch.empty(H, R, P))
         self.D = nn.Parameter(torch.empty(H))
         self.out_proj = nn.Linear(inner, d, bias=False)
+
+    def ranks(self, t: torch.Tensor, name: str) -> torch.Tensor:
+        """[B, H, T, P] -> [B, H, T, R, P]: times the MIMO weights ``name`` (SISO: as it is)."""
+        if self.config.mimo_rank == 1:
+            return t[:, :, :, None]
+        return t[:, :, :, None] * getattr(self, name).to(t.dtype)[:, None]
 
     def angles(self, theta: torch.Tensor, dt: torch.Tensor) -> torch.Tensor:
         """The turn [B, H, T, N/2] of each pair of state rows from the angle projection
@@ -145,10 +157,12 @@ class Mamba3Mixer(nn.Module):
         dt = F.softplus(dt.to(dtype) + self.dt_bias).transpose(1, 2)  # [B, H, T]
         A = -heavy_tail(A.to(dtype)).clamp_min(config.A_floor).transpose(1, 2)
         lam = torch.sigmoid(trap.to(dtype)).transpose(1, 2)
-        B, C = (norm(t).to(dtype)[:, None] + bias[:, None].to(dtype)  # [B, H, T, N]
+        R, N = config.mimo_rank, config.state_size
+        B, C = (norm(t.unflatten(-1, (R, N))).to(dtype)[:, None]  # [B, H, T, R, N]
+                + bias[:, None].to(dtype)
                 for norm, t, bias in ((self.B_norm, B, self.B_bias), (self.C_norm, C, self.C_bias)))
         heads = x.view(batch, length, config.num_heads, config.head_dim).transpose(1, 2)
-        x = heads.to(dtype)
+        x = self.ranks(heads.to(dtype), "mimo_x")  # [B, H, T, R, P]
         args = (x, B, C, A * dt, dt, lam, self.angles(theta.to(dtype), dt))
         with torch.autocast(hidden.device.type, enabled=False):
             if config.ssm_kernel == "chunked" and length > 1:
@@ -156,9 +170,11 @@ class Mamba3Mixer(nn.Module):
                                     chunk_size=config.chunk_size)
             else:
                 y, h = naive_mamba3(*args, initial_state=h, last_B=last_B, last_x=last_x)
-        y = y + self.D.to(dtype)[:, None, None] * x
+        y = y + self.D.to(dtype)[:, None, None, None] * x
         z = z.view(batch, length, config.num_heads, config.head_dim).transpose(1, 2)
-        y = (y * F.silu(z.to(dtype))).transpose(1, 2).reshape(batch, length, -1)
+        y = y * F.silu(self.ranks(z.to(dtype), "mimo_z"))
+        y = y[:, :, :, 0] if R == 1 else (y * self.mimo_o.to(dtype)[:, None]).sum(3)
+        y = y.transpose(1, 2).reshape(batch, length, -1)
         return self.out_proj(y.to(hidden.dtype)), (h, B[:, :, -1], x[:, :, -1])
 
 
@@ -221,6 +237,11 @@ class Mamba3PreTrainedModel(PreTrainedModel):
             init.ones_(module.B_bias)
             init.ones_(module.C_bias)
             init.ones_(module.D)
+            if config.mimo_rank > 1:
+                # The reference's: inputs and outputs split evenly over the ranks, gates whole.
+                init.constant_(module.mimo_x, 1 / config.mimo_rank)
+                init.ones_(module.mimo_z)
+                init.constant_(module.mimo_o, 1 / config.mimo_rank)
 
 
 class Mamba3Model(Mamba3PreTrainedModel):
