@@ -36,7 +36,10 @@ SPEC = ModelSpec(
                  "w_low_rank_dim": 8, "intermediate_size": 64},
     },
     flops_per_token=flops_per_token,
-    # Provisional: the transformers' rates until results/rates_path_attn/ is read.
+    # One run per rate on modadd acot_L5's whole pool, 3,000 steps, seed 10
+    # (results/rates_path_attn/), best validation loss at 3e-2 / 1e-2 / 3e-3 / 1e-3: 1.4 (ending
+    # at ln 5), 1.0e-2, 3.4e-3 (still falling), 6.0e-3; none reached epsilon. So the two best,
+    # for DeltaNet's 5,000 steps.
     cpu_budget=CpuBudget(lrs=(3e-3, 1e-3), max_steps=5000, eval_every=100),
     auto_classes={"AutoModel": f"{_MODELING}:PaTHAttnModel",
                   "AutoModelForCausalLM": f"{_MODELING}:PaTHAttnForCausalLM"},
