@@ -43,6 +43,7 @@ HASHES = {
     "natural": "e2b5bd6213e6c72d",
     "no_early_failure": "14dfdf7c26e57e5e",
     "rates_deltaproduct": "3e9e67f868942fef",
+    "rates_mamba3": "9f9a7c9079b0a603",
     "rates_path_attn": "0f2d2a92726eaa5c",
     "rates_pd_ssm": "d463b6e238e06c85",
     "rates_provisional": "ceb0a9073bc060f7",

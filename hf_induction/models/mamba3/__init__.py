@@ -42,7 +42,11 @@ SPEC = ModelSpec(
     config="hf_induction.models.mamba3.configuration_mamba3:Mamba3Config",
     presets=PRESETS,
     flops_per_token=flops_per_token,
-    cpu_budget=CpuBudget(lrs=(3e-2, 1e-2), max_steps=5000, eval_every=100),
+    # One run per rate on modadd acot_L5's whole pool, 3,000 steps, seed 10
+    # (results/rates_mamba3/), best validation loss at 3e-2 / 1e-2 / 3e-3 / 1e-3: 1.1e-2,
+    # 6.0e-3, 6.6e-3, 2.9e-4 (1e-3 still falling at its last evaluation; none reached epsilon).
+    # So the two best, for DeltaNet's 5,000 steps.
+    cpu_budget=CpuBudget(lrs=(1e-2, 1e-3), max_steps=5000, eval_every=100),
     auto_classes={"AutoModel": f"{_MODELING}:Mamba3Model",
                   "AutoModelForCausalLM": f"{_MODELING}:Mamba3ForCausalLM"},
 )
