@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from hf_induction.results import ResultsFolder
+from hf_induction.results.rows import NstarRow
 from hf_induction.runner.neighbours import neighbour_hint
 from hf_induction.search import ProbeOutcome, SearchSettings, refined_search
 from hf_induction.tasks import parse_or_none
@@ -62,7 +63,7 @@ def _time(text: str) -> float:
 
 def replay_folder(path: Path) -> dict:
     """Cold and warm replays of every refined search in one folder."""
-    rows = ResultsFolder.existing(path).read_nstar()
+    rows = ResultsFolder.existing(path).read(NstarRow)
     totals = dict(searches=0, replayed=0, probes_cold=0, probes_warm=0, steps_cold=0,
                   steps_warm=0, moved=0, assumed_probes=0, not_replayable=0)
     for row in rows:

@@ -102,7 +102,7 @@ def flops_per_token(config: TinyGRUConfig, length: int) -> float:
 
 
 # Everything the package knows of the model: the name results record, its config and the
-# class the Auto classes build, its presets, its FLOPs and how it trains under --preset cpu.
+# class the Auto classes build, its presets, its FLOPs and how it trains under --budget cpu.
 SPEC = ModelSpec(
     name="tiny_gru",
     config=TinyGRUConfig,

@@ -25,10 +25,10 @@ from .search.oracle import probes_to_find
 from .search.settings import PAPER_N_MAX
 from .tasks import train_pool_size
 
-PAPER = BUDGETS["paper"]
-PAPER_GRID = len(PAPER.lrs) * len(PAPER.seeds)
+PAPER = BUDGETS["paper"].values()
+PAPER_GRID = len(PAPER["lrs"]) * len(PAPER["seeds"])
 ALGORITHM_1 = SearchSettings(mode="paper", n_max=PAPER_N_MAX)
-REFINED = SearchSettings(mode="refined", n_max=PAPER_N_MAX, n_start=PAPER.n_start)
+REFINED = SearchSettings(mode="refined", n_max=PAPER_N_MAX, n_start=PAPER["n_start"])
 
 
 def assumed_nstar(job: SearchJob) -> int:
@@ -64,7 +64,7 @@ def sweep_cost(jobs: Iterable[SearchJob],
         probes = probes_to_find(assumed_nstar(job), pool,
                                 replace(settings, n_max=min(settings.n_max, PAPER_N_MAX)))
         fraction = (budget_fraction or {}).get(job.model, 1.0)
-        steps = probes * PAPER_GRID * PAPER.max_steps * fraction
+        steps = probes * PAPER_GRID * PAPER["max_steps"] * fraction
         config = build_config(job.model, job.cell.vocab, preset)
         # The trainer feeds every token but the last, whose output predicts nothing.
         length = job.cell.token_length(job.cell.max_len) - 1
@@ -72,7 +72,7 @@ def sweep_cost(jobs: Iterable[SearchJob],
         c.searches += 1
         c.probes += probes
         c.steps += steps
-        c.flops += steps * train_step_flops(job.model, config, PAPER.batch_size, length)
+        c.flops += steps * train_step_flops(job.model, config, PAPER["batch_size"], length)
     return dict(costs)
 
 

@@ -181,9 +181,9 @@ class SetScorer:
         if shape is None:
             return True, self.options.patch
         grid = [(layer, head) for layer in range(shape[0]) for head in range(shape[1])]
-        scores = any(self.folder.find_heads(self.heads_key(*lh)) is None for lh in grid)
+        scores = any(self.folder.find(HeadsRow, self.heads_key(*lh)) is None for lh in grid)
         patch = self.options.patch and any(
-            self.folder.find_patching(self.patching_key(kind, *lh)) is None
+            self.folder.find(PatchingRow, self.patching_key(kind, *lh)) is None
             for kind in KINDS for lh in grid)
         return scores, patch
 
@@ -206,8 +206,8 @@ class SetScorer:
             for layer in range(layers):
                 for head in range(heads):
                     key = self.heads_key(layer, head)
-                    if self.folder.find_heads(key) is None:
-                        self.folder.append_heads(HeadsRow(
+                    if self.folder.find(HeadsRow, key) is None:
+                        self.folder.append(HeadsRow(
                             key=key, layer=layer, head=head, n_positions=scores["n_positions"],
                             finished_at=_now(), **common,
                             **{name: float(scores[name][layer, head]) for name in SCORES}))
@@ -224,8 +224,8 @@ class SetScorer:
             ranked = [r for r in rows if r["kind"] == kind]
             for rank, r in enumerate(ranked, start=1):
                 key = self.patching_key(kind, r["layer"], r["head"])
-                if self.folder.find_patching(key) is None:
-                    self.folder.append_patching(PatchingRow(
+                if self.folder.find(PatchingRow, key) is None:
+                    self.folder.append(PatchingRow(
                         key=key, rank=rank, finished_at=_now(), **common, **r))
                     added += 1
         return added

@@ -29,6 +29,8 @@ from hf_induction.results.render import number as fmt
 from hf_induction.runner.sweep import load_sweep
 from hf_induction.sweeps import sweep_file
 
+from ..results.rows import NstarRow
+
 
 def read_device_check(path: Path) -> tuple[dict[str, float], str]:
     """(each model's measured rate, the device) of a device check's JSON, or ValueError in one
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     fractions = {}
     if args.results is not None:
         folder = args.results
-        fractions = budget_fractions(latest(folder.read_nstar()), folder.read_protocol())
+        fractions = budget_fractions(latest(folder.read(NstarRow)), folder.read_protocol())
     header = ["protocol", "model", "searches", "probes", "fraction of full budget",
               "training steps", "PFLOP"] + [f"hours at {t:g} TFLOP/s" for t in args.tflops]
     if rates:

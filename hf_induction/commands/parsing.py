@@ -4,15 +4,14 @@ YAML recipes whose keys are the flags."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 # The value types (each an argparse type whose error states its bound) belong to the
 # settings, which declare them; the commands take them from there.
+from ..errors import first_line, once
 from ..settings.values import (
     INT64,
     ascii_only,
@@ -22,7 +21,9 @@ from ..settings.values import (
     ints_in,
     nonnegative_float,
     nonnegative_int,
+    output_folder,
     positive_finite,
+    repo_id,
     rows,
 )
 
@@ -60,34 +61,61 @@ def prog(module: str) -> str:
 
 class Parser(argparse.ArgumentParser):
     """An `argparse.ArgumentParser` whose errors are one line naming what was wrong and what
-    is allowed (exit 2, nothing written), with `HelpFormatter` by default."""
+    is allowed (exit 2, nothing written), with `HelpFormatter` by default; ``flags`` lists the
+    options added to it or to its groups (`add_argument`'s actions), which a recipe's keys
+    are read against."""
 
     def __init__(self, *args, **kwargs) -> None:
+        self.flags: list[argparse.Action] = []
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.flags.append(action)
+        return action
+
+    def add_argument_group(self, *args, **kwargs):
+        group = super().add_argument_group(*args, **kwargs)
+        add = group.add_argument
+
+        def add_argument(*args, **kwargs) -> argparse.Action:
+            action = add(*args, **kwargs)
+            self.flags.append(action)
+            return action
+
+        group.add_argument = add_argument
+        return group
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _options(parser: argparse.ArgumentParser, actions=None) -> dict[str, argparse.Action]:
+def _options(parser: Parser, actions=None) -> dict[str, argparse.Action]:
     """Recipe key -> action: each flag's dest, with '_' or '-' alike."""
     keys = {}
-    for action in actions if actions is not None else parser._actions:
-        if not action.option_strings or isinstance(action, argparse._HelpAction):
+    for action in actions if actions is not None else parser.flags:
+        if not action.option_strings or action.dest == "help":
             continue
-        keys[action.dest] = action
-        keys[action.dest.replace("_", "-")] = action
+        # Its dest, and each of its spellings (a flag's former name too), '_' or '-' alike; a
+        # --x/--no-x switch by its dest alone (x: true or false).
+        spellings = () if isinstance(action, argparse.BooleanOptionalAction) else (
+            o.lstrip("-") for o in action.option_strings)
+        for key in (action.dest, *spellings):
+            keys[key] = keys[key.replace("_", "-")] = keys[key.replace("-", "_")] = action
     return keys
 
 
 def _tokens(action: argparse.Action, value: Any) -> list[str]:
     """The command-line tokens that give ``action`` the recipe's ``value``."""
     flag = max(action.option_strings, key=len)
-    if isinstance(action, argparse._StoreTrueAction):
+    if action.nargs == 0:
+        # A switch: --flag (store_true), or --flag / --no-flag (BooleanOptionalAction).
         if not isinstance(value, bool):
             raise ValueError(f"{flag} takes true or false, got {value!r}")
-        return [flag] if value else []
+        if action.const is True:
+            return [flag] if value else []
+        return [min(action.option_strings, key=len) if value else flag]
     if value is None:
         return []
     items = list(value) if isinstance(value, list | tuple) else [value]
@@ -97,7 +125,7 @@ def _tokens(action: argparse.Action, value: Any) -> list[str]:
     return [flag, ",".join(map(str, items))]
 
 
-def recipe_tokens(parser: argparse.ArgumentParser, recipe: Mapping[str, Any], where: str,
+def recipe_tokens(parser: Parser, recipe: Mapping[str, Any], where: str,
                   actions=None) -> list[str]:
     """A recipe (YAML mapping: flag -> value) as command-line tokens, for ``parser`` to check
     like any flag. Tokens placed before the command line's own let the command line override
@@ -115,12 +143,6 @@ def recipe_tokens(parser: argparse.ArgumentParser, recipe: Mapping[str, Any], wh
         except ValueError as e:
             raise ValueError(f"{where}: {key}: {e}") from None
     return tokens
-
-
-def first_line(error: BaseException) -> str:
-    """An error's first line, for a one-line message; its type where it says nothing."""
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 def push_outcome(prog: str, push: Callable[[], Any], kept: str) -> str | None:
@@ -149,86 +171,6 @@ def read_recipe(path: Path) -> dict[str, Any]:
     return data
 
 
-def once(flag: str, names, keys=None) -> None:
-    """ValueError, one line, if two of ``names`` (or, when given, their ``keys``: the cells
-    they parse to) are the same: ``acot_L5`` and ``acot_L5_m5`` name one cell."""
-    keys = list(names) if keys is None else list(keys)
-    for i, key in enumerate(keys):
-        if key in keys[:i]:
-            first = list(names)[keys.index(key)]
-            again = list(names)[i]
-            same = "twice" if first == again else f"twice ({first} and {again} are one)"
-            raise ValueError(f"{flag} names {again} {same}; give each once")
-
-
-def output_folder(text: str) -> Path:
-    """A folder to write into, checked by really writing: the missing folders are made, a probe
-    file is written and removed, and the folders this check made are removed again, so that a
-    folder that cannot be created or written is one line before anything is computed (a
-    permission bit says nothing of /proc or a read-only mount), and a later usage error leaves
-    nothing behind."""
-    if not str(text).strip():
-        # Path("") is the current folder: a results folder written where the command was run.
-        raise argparse.ArgumentTypeError("expected a folder, got an empty name")
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
-    # Two processes of one launch check the same new folder at once: one may remove a folder
-    # the other has just written its probe into. A probe that finds its folder gone retries.
-    for _ in range(3):
-        try:
-            _write_probe(path)
-            return path
-        except FileNotFoundError as e:
-            error: OSError = e
-        except OSError as e:
-            error = e
-            break
-    where = f" ({error.filename})" if error.filename and error.filename != str(path) else ""
-    raise argparse.ArgumentTypeError(
-        f"{path}: cannot write there ({error.strerror or first_line(error)}{where})")
-
-
-def _write_probe(path: Path) -> None:
-    """Create ``path`` (and its missing parents), write and remove a probe file in it, and
-    remove the folders made here; OSError if any step fails."""
-    missing = []
-    folder = path
-    while not folder.exists() and folder != folder.parent:
-        missing.append(folder)
-        folder = folder.parent
-    made = []
-    try:
-        for folder in reversed(missing):
-            folder.mkdir(exist_ok=True)
-            made.append(folder)
-        probe = path / f".write-probe-{os.getpid()}-{uuid.uuid4().hex}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    finally:
-        for folder in reversed(made):
-            try:
-                folder.rmdir()
-            except OSError:
-                # Another process has written into it since: it is theirs now.
-                pass
-
-
-def repo_id(text: str) -> str:
-    """A Hub repo id as `huggingface_hub` validates it (ORG/NAME)."""
-    from huggingface_hub.errors import HFValidationError
-    from huggingface_hub.utils import validate_repo_id
-
-    try:
-        validate_repo_id(text)
-    except HFValidationError as e:
-        first = str(e).strip().splitlines()[0]
-        raise argparse.ArgumentTypeError(f"{text!r} is not a Hub repo id: {first}") from None
-    if "/" not in text:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a Hub repo id: expected ORG/NAME")
-    return text
-
-
 def add_groups_flag(parser: argparse.ArgumentParser) -> None:
     """``--groups FILE``: groups from permutation generators that the group family's configs
     may then name (``acot_L5_M11``)."""
@@ -241,9 +183,6 @@ def add_groups_flag(parser: argparse.ArgumentParser) -> None:
 def register_groups(args: argparse.Namespace) -> dict[str, Any]:
     """Register the groups of ``--groups`` (ValueError in one line naming the file and what is
     wrong); the groups registered, to record beside the results."""
-    from ..tasks.group_names import register_groups_file, registered
+    from ..tasks.group_names import registered_from
 
-    if getattr(args, "groups", None) is None:
-        return {}
-    names = register_groups_file(args.groups)
-    return {name: gens for name, gens in registered().items() if name in names}
+    return registered_from(getattr(args, "groups", None))

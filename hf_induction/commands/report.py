@@ -16,6 +16,8 @@ from pathlib import Path
 from hf_induction.commands.parsing import Parser, output_folder, prog
 from hf_induction.results import ResultsFolder, existing_results_folder
 
+from ..results.rows import HeadsRow, NstarRow, PatchingRow
+
 
 def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
     """N* against the group size, one figure per series of cells; where several groups share
@@ -25,7 +27,7 @@ def group_figures(folder: ResultsFolder, out: Path) -> list[Path]:
     from hf_induction.results import latest
 
     by_family = defaultdict(dict)
-    for s in nstar_vs_group(latest(folder.read_nstar())):
+    for s in nstar_vs_group(latest(folder.read(NstarRow))):
         by_family[(s.dataset, s.family)][s.model] = [
             (r.variant, r.alphabet_size, r.solvable, r.n_star, r.largest_failing)
             for _, r in s.points]
@@ -65,8 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     figures += group_figures(folder, args.out)
     figures += write_reach_figures(reach_groups(folder.read(ReachRow)), args.out)
     # The heads section links its own figures (kept out of the list at the end).
-    head_figures = write_head_figures([r.to_dict() for r in folder.read_heads()],
-                                      [r.to_dict() for r in folder.read_patching()], args.out)
+    head_figures = write_head_figures([r.to_dict() for r in folder.read(HeadsRow)],
+                                      [r.to_dict() for r in folder.read(PatchingRow)], args.out)
     tables = args.out / "tables.md"
     tables.write_text(render_tables(folder, [f.name for f in figures], head_figures),
                       encoding="utf-8")

@@ -14,6 +14,7 @@ from ..results.render import (
     TOP_HEADS,
     head_groups,
 )
+from ..results.rows import HeadsRow, PatchingRow
 
 
 def heads_section(folder: ResultsFolder,
@@ -21,7 +22,7 @@ def heads_section(folder: ResultsFolder,
                   ) -> list[str]:
     """The section's lines ([] for a folder without heads rows); ``figures`` maps
     (checkpoint, config) to {"heads": file, "patching": file} beside tables.md."""
-    heads = folder.read_heads()
+    heads = folder.read(HeadsRow)
     if not heads:
         return []
     figures = figures or {}
@@ -34,7 +35,7 @@ def heads_section(folder: ResultsFolder,
              "that token at the scored positions) of each checkpoint on each prompt config "
              "(`hf-induction heads`; the rows are the folder's `heads` table).", "",
              REPORT_HEADS_COLUMNS.markdown(head_groups(heads, figures=named("heads")))]
-    patching = folder.read_patching()
+    patching = folder.read(PatchingRow)
     if patching:
         parts += ["", "### Patching", "",
                   "The heads whose patch (induction: its key at the token after the earlier "

@@ -17,7 +17,7 @@ from .spec import CpuBudget, ModelSpec
 @dataclass(frozen=True)
 class ModelSource:
     """A model name looked up: ``name`` as given (the name results record) and how the model
-    trains under ``--preset cpu``."""
+    trains under ``--budget cpu``."""
 
     name: str
     cpu_budget: CpuBudget

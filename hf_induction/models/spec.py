@@ -21,7 +21,7 @@ BUDGET_FIELDS = ("max_steps", "eval_every", "lrs")
 
 @dataclass(frozen=True)
 class CpuBudget:
-    """How a model trains under ``--preset cpu``: its learning rates and pace. A flag given on
+    """How a model trains under ``--budget cpu``: its learning rates and pace. A flag given on
     the command line wins over it."""
 
     lrs: tuple[float, ...]
@@ -59,7 +59,7 @@ class ModelSpec:
             vocabulary and special tokens.
         flops_per_token: forward FLOPs per token, ``(config, sequence length) -> float``
             (matrix products, 2 per multiply-add).
-        cpu_budget: how it trains under ``--preset cpu``.
+        cpu_budget: how it trains under ``--budget cpu``.
         auto_classes: {Auto class name: ``"module:Class"``} for a model of ours, registered
             with transformers' Auto classes and saved with its code (``trust_remote_code``);
             empty for transformers' own classes. Values may be the classes themselves.

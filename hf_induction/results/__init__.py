@@ -28,16 +28,16 @@ Wiring in the CLI (rank = PartialState().process_index)::
     folder.record_command(sys.argv)                             # listed on the card once
     cell = dict(dataset=ds, config=cfg, model=m, model_config_hash=mch, protocol=phash)
     skey = run_key(kind="search", **cell)
-    if (row := folder.find_search(skey)) is None:               # finished searches skip
+    if (row := folder.find(NstarRow, skey)) is None:               # finished searches skip
         def probe(n):                                           # one run per (lr, seed)
             rkey = run_key(kind="run", n=n, lr=lr, seed=seed, **cell)
             rec = folder.find_run(rkey) or folder.append_run(rkey, train(...))
             ...                                                 # -> ProbeOutcome
         result = run_search(probe, pool_size, settings)
         row = NstarRow.from_search(result, settings, key=skey, ...)
-        folder.append_nstar(row)
-    folder.append_kappa(KappaRow.build(key=kkey, by_length=rows_by_n, joint=joint_row))
-    write_table(kappa_lines(folder.read_kappa()), KAPPA_COLUMNS, file=sys.stdout)
+        folder.append(row)
+    folder.append(KappaRow.build(key=kkey, by_length=rows_by_n, joint=joint_row))
+    write_table(kappa_lines(folder.read(KappaRow)), KAPPA_COLUMNS, file=sys.stdout)
 
 A rerun repeats the (deterministic) search from its start; every probe it already ran is
 answered from the journal, so no finished training run is repeated.

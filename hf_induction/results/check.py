@@ -29,6 +29,7 @@ from typing import Any
 from .card import card_name
 from .folder import SET_ASIDE, ResultsFolder, search_runs
 from .jsonl import CorruptLineWarning, damage
+from .rows import JournalRow, NstarRow
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ def repair_folder(folder: ResultsFolder) -> list[str]:
     done = folder.repair() + folder.set_aside()
     restored = folder.restore_journal()
     if restored:
-        done.append(f"{folder.journal.directory}: restored {restored} run(s) from the N* rows "
-                    "that record them")
+        done.append(f"{folder.table(JournalRow).directory}: restored {restored} run(s) from "
+                    "the N* rows that record them")
     card = folder.path / "README.md"
     if not _card_current(folder):
         folder._write_card()
@@ -104,13 +105,13 @@ def _name(row: dict[str, Any]) -> str:
 
 
 def _searches_against_journal(folder: ResultsFolder) -> Iterator[Finding]:
-    journal = {row["key"]: row for row in _rows(folder.journal) if "key" in row}
-    searches = _rows(folder.nstar)
+    journal = {row["key"]: row for row in _rows(folder.table(JournalRow)) if "key" in row}
+    searches = _rows(folder.table(NstarRow))
     if not journal and any(search_runs(row) for row in searches):
         runs = {run["key"] for row in searches for run in search_runs(row) or ()}
-        yield Finding(f"{folder.journal.directory}: holds no run, yet the N* rows record "
-                      f"{len(runs)}: was the journal deleted? (--repair restores them from "
-                      "the N* rows)", mendable=True)
+        yield Finding(f"{folder.table(JournalRow).directory}: holds no run, yet the N* rows "
+                      f"record {len(runs)}: was the journal deleted? (--repair restores them "
+                      "from the N* rows)", mendable=True)
         return
     for row in searches:
         runs = search_runs(row)

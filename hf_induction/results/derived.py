@@ -35,11 +35,11 @@ def kappa_from_nstar(rows: list[NstarRow]) -> list[KappaRow]:
 
 def kappa_rows(folder: ResultsFolder) -> list[KappaRow]:
     """Recorded κ rows plus those the N* rows allow (a campaign cut short records none)."""
-    recorded = latest(folder.read_kappa())
+    recorded = latest(folder.read(KappaRow))
 
     def family(r: KappaRow) -> tuple:
         return (r.dataset, r.config, r.model, r.model_config_hash, r.protocol_hash)
 
     known = {family(r) for r in recorded}
-    derived = [r for r in kappa_from_nstar(latest(folder.read_nstar())) if family(r) not in known]
+    derived = [r for r in kappa_from_nstar(latest(folder.read(NstarRow))) if family(r) not in known]
     return recorded + derived

@@ -36,21 +36,6 @@ logger = logging.getLogger(__name__)
 R = TypeVar("R", bound=rows.Row)
 
 
-def _by_name(row_class: type[R]) -> tuple[Callable[..., None], Callable[..., R | None],
-                                         Callable[..., list[R]]]:
-    """(append, find, read) of the table of ``row_class``, as methods."""
-    def append(self: ResultsFolder, row: R) -> None:
-        self.append(row)
-
-    def find(self: ResultsFolder, key: str) -> R | None:
-        return self.find(row_class, key)
-
-    def read(self: ResultsFolder) -> list[R]:
-        return self.read(row_class)
-
-    return append, find, read
-
-
 GROUPS_FILE = "groups.yaml"
 # Where a repair moves what a table's folder held that is not the table's (`set_aside`): kept,
 # never deleted, and outside every path the card declares.
@@ -112,16 +97,17 @@ class ResultsFolder:
             # What a dropped line or a deleted journal lost, where an N* row records it: so a
             # rerun writes it again even where the search itself is finished.
             if restored := self.restore_journal():
-                logger.warning(f"{self.journal.directory}: restored {restored} run(s) from the "
-                               "N* rows that record them")
+                logger.warning(f"{self.table(rows.JournalRow).directory}: restored {restored} "
+                               "run(s) from the N* rows that record them")
             self._write_card()
 
-    def __getattr__(self, name: str) -> RankedJsonl:
-        # A table's files by its name (``folder.nstar``), its lines as stored.
-        files = self.__dict__.get("_files", {})
-        if name in files:
-            return files[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    def table(self, which: str | type[rows.Row]) -> RankedJsonl:
+        """A table's files, by its row class or its name (`tables.TABLES`): its lines as
+        stored, for what reads or writes them below the rows (repairs, checks)."""
+        name = which if isinstance(which, str) else table_of(which).name
+        if name not in self._files:
+            raise ValueError(f"no table {name!r}; the tables: {', '.join(self._files)}")
+        return self._files[name]
 
     @property
     def tables(self) -> tuple[RankedJsonl, ...]:
@@ -168,8 +154,8 @@ class ResultsFolder:
         whole, as the journal does."""
         # The N* rows first: a search journals its runs before its row, so a run of any row
         # read here is in the journal read next unless it was lost, even while others write.
-        searches = self.nstar.read()
-        held = {row["key"] for row in self.journal.read() if "key" in row}
+        searches = self.table(rows.NstarRow).read()
+        held = {row["key"] for row in self.table(rows.JournalRow).read() if "key" in row}
         restored = 0
         for row in searches:
             for run in search_runs(row) or ():
@@ -335,40 +321,31 @@ class ResultsFolder:
         if "key" in record and record["key"] != key:
             raise ValueError(f"record carries key {record['key']!r}, not {key!r}")
         row = clean({**record, "key": key})
-        self.journal.append(row)
+        self.table(rows.JournalRow).append(row)
         return row
 
     def find_run(self, key: str) -> dict[str, Any] | None:
-        return self.journal.find(key)
+        return self.table(rows.JournalRow).find(key)
 
     def read_journal(self) -> list[dict[str, Any]]:
-        return self.journal.read()
+        return self.table(rows.JournalRow).read()
 
     def append(self, row: rows.Row) -> None:
         """Append ``row`` to the table of its class (`tables.TABLES`)."""
-        self._files[table_of(type(row)).name].append(row.to_dict())
+        self.table(type(row)).append(row.to_dict())
 
     def find(self, row_class: type[R], key: str) -> R | None:
         """The row of class ``row_class`` under ``key`` (the last written), None if none."""
-        found = self._files[table_of(row_class).name].find(key)
+        found = self.table(row_class).find(key)
         return None if found is None else row_class.from_dict(found)
 
     def read(self, row_class: type[R]) -> list[R]:
         """Every row of the table of ``row_class``, rank by rank, each in the order written."""
-        return [row_class.from_dict(row) for row in self._files[table_of(row_class).name].read()]
+        return [row_class.from_dict(row) for row in self.table(row_class).read()]
 
     def append_push(self, key: str, repo_id: str, search_key: str) -> None:
         """Record a checkpoint push that landed (``repo_id``, of the search ``search_key``)."""
         self.append(rows.PushRow.now(key, repo_id, search_key))
-
-    # Each table's append, find and read by its own names, as callers name them.
-    append_nstar, find_search, read_nstar = _by_name(rows.NstarRow)
-    append_kappa, find_kappa, read_kappa = _by_name(rows.KappaRow)
-    append_ood, find_ood, read_ood = _by_name(rows.OodRow)
-    append_lengthgen, find_lengthgen, read_lengthgen = _by_name(rows.LengthGenRow)
-    _, find_push, _ = _by_name(rows.PushRow)
-    append_heads, find_heads, read_heads = _by_name(rows.HeadsRow)
-    append_patching, find_patching, read_patching = _by_name(rows.PatchingRow)
 
     def refresh(self) -> None:
         """Forget the key indexes, so the next lookup sees other processes' new rows."""

@@ -64,7 +64,7 @@ def heads_json(heads: Iterable[HeadsRow], patching: Iterable[PatchingRow] = ()
 def write_heads_json(folder) -> Path:
     """Write ``heads.json`` of a `ResultsFolder` from its tables; returns its path."""
     path = Path(folder.path) / HEADS_JSON
-    text = json.dumps(clean(heads_json(folder.read_heads(), folder.read_patching())),
+    text = json.dumps(clean(heads_json(folder.read(HeadsRow), folder.read(PatchingRow))),
                       indent=1, allow_nan=False)
     atomic_write_text(path, text + "\n")
     return path

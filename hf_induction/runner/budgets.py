@@ -1,6 +1,6 @@
-"""Named budgets: the model preset, and the models that train at their own budget, of each
-``--preset``. The value of each setting under a preset is declared with the setting
-(`settings.declared`); `Budget` reads it there.
+"""Named budgets: the model size, and the models that train at their own budget, of each
+``--budget`` (``--preset``, its former name). The value of each setting under a budget is
+declared with the setting (`settings.declared`); `Budget` reads it there.
 
 Under the cpu preset each model trains at its own budget (`ModelSpec.cpu_budget`, in its
 folder or spec module); a flag given on the command line wins over it, and it over the
@@ -22,12 +22,16 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 
 @dataclass(frozen=True)
 class Budget:
-    """What ``--preset`` selects; every setting it gives can be overridden on the command line.
+    """What ``--budget`` selects (``--preset``, its former name); every setting it gives can be
+    overridden on the command line.
 
-    ``budget.max_steps`` (any setting's name) is the setting's value under this preset."""
+    ``budget.value("max_steps")`` (any setting's name) is the setting's value under this
+    budget."""
 
     name: str
-    model_preset: str
+    # The size its models are built at, one of each spec's sizes (`ModelSpec.presets`: tiny
+    # or paper).
+    model_size: str
     # Each model trains at its own CPU budget (`ModelSource.cpu_budget`) in place of the
     # preset's max_steps, eval_every and lrs.
     own_model_budgets: bool = False
@@ -38,10 +42,10 @@ class Budget:
     # names it (`per_model_for`), so that those folders still resume.
     recorded_models: tuple[str, ...] = ()
 
-    def __getattr__(self, name: str) -> Any:
-        # Only missing attributes arrive here: the settings' names.
+    def value(self, name: str) -> Any:
+        """The value of the setting ``name`` under this preset."""
         if name not in _BY_NAME:
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+            raise ValueError(f"no setting {name!r}; the settings: {', '.join(_BY_NAME)}")
         return _BY_NAME[name].under(self.name)
 
     def values(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ before the launch), and time-slice where it does not.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 
@@ -55,3 +56,23 @@ def device_share(device: str) -> DeviceShare | None:
 
 
 __all__ = ["DeviceShare", "device_share"]
+
+
+def check_device(text: str) -> str:
+    """The device, or ValueError saying why it cannot train here and what can.
+
+    The spelling is checked without torch; only whether CUDA is present needs it."""
+    match = re.fullmatch(r"(cpu|cuda)(?::([0-9]+))?", text)
+    if match is None or (match[1] == "cpu" and match[2] is not None):
+        raise ValueError(f"--device {text!r} is not a device this trainer runs on; allowed: "
+                         "cpu, cuda, cuda:N")
+    if match[1] == "cpu":
+        return text
+    import torch
+
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if count == 0:
+        raise ValueError(f"--device {text}: no CUDA device here; use --device cpu")
+    if match[2] is not None and int(match[2]) >= count:
+        raise ValueError(f"--device {text}: this machine has cuda:0..cuda:{count - 1}")
+    return text

@@ -52,3 +52,8 @@ def kappa_groups(jobs: list[SearchJob]) -> dict[tuple[TaskCell, str], list[Searc
             if all(f in known for f in fixed):
                 groups[(job.cell, job.model)] = fixed
     return groups
+
+
+def jobs_cells(jobs) -> list:
+    """The cells of ``jobs``, once each, in order."""
+    return list(dict.fromkeys(j.cell for j in jobs))

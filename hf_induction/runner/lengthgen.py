@@ -43,7 +43,7 @@ def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str,
     fields, folder, device = probe.key_fields, probe.folder, probe.settings.device
     key = run_key(kind="lengthgen", n=int(n), **chosen_lengths(cell, test_lengths), **fields)
     kept = None if keep_in is None else Path(keep_in) / checkpoint_name(job.model, str(cell), n)
-    if (row := folder.find_lengthgen(key)) is not None:
+    if (row := folder.find(LengthGenRow, key)) is not None:
         if kept is not None and not kept.exists():
             result, model = best_model(probe, n)
             if finite_or_none(result.best_val_loss) != row.val_loss:
@@ -70,7 +70,7 @@ def lengthgen_check(probe: JournalProbe, n: int, protocol_hash: str,
         protocol_hash=protocol_hash,
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
-    folder.append_lengthgen(row)
+    folder.append(row)
     if kept is not None:
         _keep(model, cell, kept, row, result.best_val_loss, probe.tokens)
     return row

@@ -29,7 +29,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..tasks import train_pool_size
 from ..tasks.limits import BYTES_PER_TOKEN
+from .job import jobs_cells
 
 SAVED_VALUES = 3
 LOGIT_VALUES = 1
@@ -130,3 +132,31 @@ def check_train_rows(flag: str, rows: int, pool: int, tokens: int, memory: Memor
             f"{flag} {rows} exceeds {bound} for {where}: {held} {what} of {tokens} tokens "
             f"at {BYTES_PER_TOKEN} bytes a token as drawn take {gib(held * row_bytes)}, more "
             f"than {memory.what}")
+
+
+def check_memory(jobs, models, settings, sizes) -> None:
+    """ValueError, one line, if a training step (``--batch-size``, the grid) or a training set
+    asks for more memory than this machine has, by the floors above.
+
+    ``models`` resolves (model, cell) (`CampaignModels`); ``settings`` is {model:
+    TrainSettings}; ``sizes`` lists (flag, rows, cells) for the training
+    sets given on the command line (cells None: every job's). A size left to its default is not
+    refused: the search reaches --n-max's default only where nothing smaller succeeds."""
+    memory = machine_memory(next(iter(settings.values())).device)
+    for model, train in settings.items():
+        stacked = train.grid_mode == "stacked" or (train.grid_mode == "auto"
+                                                   and train.device != "cpu")
+        half = train.dtype == "bfloat16" or train.mixed_precision == "bf16"
+        for cell in jobs_cells(j for j in jobs if j.model == model):
+            config = models(model, cell).model.config
+            tokens = cell.token_length(cell.max_len)
+            where = f"{model} on {cell.dataset}/{cell}"
+            step = Step(tokens=tokens, hidden=getattr(config, "hidden_size", 0) or 0,
+                        layers=getattr(config, "num_hidden_layers", 0) or 0,
+                        vocab=config.vocab_size, value_bytes=2 if half else 4,
+                        runs=len(train.grid) if stacked else 1)
+            check_batch(train.batch_size, step, memory, where)
+            for flag, size, cells in sizes:
+                if size and (cells is None or cell in cells):
+                    check_train_rows(flag, size, train_pool_size(cell, train.validation), tokens,
+                                     memory, where)

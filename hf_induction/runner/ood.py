@@ -16,7 +16,7 @@ def ood_check(probe: JournalProbe, n: int, protocol_hash: str) -> OodRow:
     job = probe.job
     fields, folder, device = probe.key_fields, probe.folder, probe.settings.device
     key = run_key(kind="ood", n=int(n), **fields)
-    if (row := folder.find_ood(key)) is not None:
+    if (row := folder.find(OodRow, key)) is not None:
         return row
     result, model = best_model(probe, n)
     test = generate(job.cell, "test", None, job.data_seed)
@@ -29,5 +29,5 @@ def ood_check(probe: JournalProbe, n: int, protocol_hash: str) -> OodRow:
         test_length=job.cell.test_length, protocol_hash=protocol_hash,
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), **metrics,
     )
-    folder.append_ood(row)
+    folder.append(row)
     return row

@@ -32,7 +32,7 @@ from ..results import (
 )
 from ..results.checkpoints import checkpoints_dir
 from ..results.render import BEYOND_POSITIONS
-from ..results.rows import DIVERGED_ENDS
+from ..results.rows import DIVERGED_ENDS, PushRow
 from ..search import ProbeOutcome, SearchSettings, run_search
 from ..search.result import ALL_DIVERGED
 from ..settings import SEARCH, TRAINING, protocol_record
@@ -50,6 +50,7 @@ from .probe import JournalProbe, TrainPool
 from .reach import reach_check, reach_key
 from .resolved import CampaignModels, JobModel
 from .schedule import my_jobs
+from .settings import LaunchOptions
 from .tracking import Trackers
 
 
@@ -70,38 +71,19 @@ class Campaign:
     jobs: tuple[SearchJob, ...]
     train: TrainSettings
     search: SearchSettings
-    model_preset: str
+    model_size: str
     out: Path
-    force: bool = False
-    progress: bool = True
+    # How this launch runs (progress, pushing, trackers, the schedule, warm starts, the reach
+    # scoring, kept checkpoints): never in the protocol.
+    launch: LaunchOptions = field(default_factory=LaunchOptions)
     # Cells whose best run at size ood_n (None: the largest the budget and pool allow) is
     # tested at length 2L after their search.
     ood_cells: tuple = ()
     ood_n: int | None = None
-    # Also score each OOD check's best run at 2L .. 1,000L (`reach.reach_check`): it trains
-    # nothing the check does not, so it is not in the protocol.
-    reach: bool = False
     # Cells whose best run at size lengthgen_n (None: the largest allowed) is scored on the
     # validation set and every longer test split after their search (or alone).
     lengthgen_cells: tuple = ()
     lengthgen_n: int | None = None
-    # Keep each length-generalisation check's best run in OUT/checkpoints/ (a retrained
-    # copy of the model the check scored): it changes no result, so it is not in the protocol.
-    keep_checkpoints: bool = False
-    # With a Hub prefix, the winning run at N* ("nstar") or of every succeeding probe
-    # ("probes") is retrained and pushed as a model repo after each search.
-    checkpoint_prefix: str | None = None
-    checkpoints_of: str = "nstar"
-    # Which process takes which job (schedule.py); it changes no result, so it is not part
-    # of the protocol.
-    schedule: str = "dynamic"
-    # Start each refined search from its nearest solved neighbour's N* in the folder
-    # (neighbours.py): under outcomes monotone in N the same N* from fewer probes, so it is
-    # not part of the protocol either.
-    warm_start: bool = True
-    # Experiment trackers (`tracking.REPORT_TO`) and where TensorBoard writes (None: OUT/runs).
-    report_to: tuple[str, ...] = ()
-    logging_dir: Path | None = None
     # The settings of the models whose preset gives them their own learning rates or budget
     # (`Budget.per_model`); every other model trains with ``train`` and ``search``.
     by_model: Mapping[str, tuple[TrainSettings, SearchSettings]] = field(default_factory=dict)
@@ -118,7 +100,7 @@ class Campaign:
 
     def __post_init__(self) -> None:
         if self.models is None:
-            object.__setattr__(self, "models", CampaignModels(self.model_preset, self.sources))
+            object.__setattr__(self, "models", CampaignModels(self.model_size, self.sources))
 
     def settings_for(self, model: str) -> tuple[TrainSettings, SearchSettings]:
         """The training and search settings the model's searches run under."""
@@ -266,7 +248,7 @@ def plan_text(campaign: Campaign, processes: int = 1) -> str:
     share = device_share(campaign.train.device)
     if share is not None and share.shared:
         text += "\n  " + share.words()
-    if campaign.warm_start and any(j.search and campaign.settings_for(j.model)[1].mode
+    if campaign.launch.warm_start and any(j.search and campaign.settings_for(j.model)[1].mode
                                    == "refined" for j in campaign.jobs):
         text += ("\n  warm start: a refined search starts at the point of its climb nearest "
                  "its nearest finished neighbour's N* in the folder (--no-warm-start: from "
@@ -299,7 +281,7 @@ def reach_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> li
 
 
 def lengthgen_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> LengthGenRow:
-    keep_in = checkpoints_dir(campaign.out) if campaign.keep_checkpoints else None
+    keep_in = checkpoints_dir(campaign.out) if campaign.launch.keep_checkpoints else None
     row = check_one(lengthgen_check, job, folder, campaign.lengthgen_n, keep_in=keep_in,
                     test_lengths=campaign.test_lengths)
     scores = "; ".join(f"{split} ({s['lengths']}) " + ", ".join(
@@ -309,7 +291,7 @@ def lengthgen_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -
 
 
 def trackers_of(campaign: Campaign) -> Trackers:
-    return Trackers(campaign.report_to, campaign.logging_dir or campaign.out / "runs",
+    return Trackers(campaign.launch.report_to, campaign.launch.logging_dir or campaign.out / "runs",
                     project=campaign.out.resolve().name, config=campaign.protocol())
 
 
@@ -317,7 +299,7 @@ def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
                position: int = 0) -> NstarRow:
     """The N* search of one job, answered from the results folder when already finished."""
     skey = job.key("search")
-    if (row := folder.find_search(skey)) is not None:
+    if (row := folder.find(NstarRow, skey)) is not None:
         return row
     trackers = trackers_of(campaign)
     tracker = (trackers.for_job(f"{job.model}/{job.cell.dataset}/{job.cell}", job.fields)
@@ -325,7 +307,7 @@ def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
     train, search = job.train_settings, job.search_settings
     grid_size = len(train.grid)
     bar = tqdm(desc=job.label, unit="run", position=position, leave=True,
-               disable=not campaign.progress, dynamic_ncols=True)
+               disable=not campaign.launch.progress, dynamic_ncols=True)
     state = {"n": 0, "done": 0, "best": float("inf")}
 
     def on_run(row: dict) -> None:
@@ -350,8 +332,8 @@ def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
         return outcome
 
     # Only the refined search takes a hint: the paper's Algorithm 1 starts at N_max.
-    hint = neighbour_hint(job.cell, job.model, folder.read_nstar()) \
-        if campaign.warm_start and search.mode == "refined" else None
+    hint = neighbour_hint(job.cell, job.model, folder.read(NstarRow)) \
+        if campaign.launch.warm_start and search.mode == "refined" else None
     if hint is not None:
         bar.write(f"  {job.label}: {hint.words()}")
     try:
@@ -369,7 +351,7 @@ def search_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
         # No wall_s: the row takes the probes' summed time, which counts runs recalled from
         # an earlier sitting at what they cost then, so a resumed search reports all of it.
     )
-    folder.append_nstar(row)
+    folder.append(row)
     return row
 
 
@@ -415,9 +397,10 @@ def push_checkpoints(job: CampaignJob, row: NstarRow, campaign: Campaign,
         return run_key(kind="push", repo_id=repo_id, search=row.key)
 
     for repo_id in push_winners(
-            job.probe(folder), row, campaign.checkpoint_prefix, campaign.checkpoints_of,
-            results_repo=campaign.checkpoint_prefix,
-            pushed_before=lambda repo_id: folder.find_push(push_key(repo_id)) is not None,
+            job.probe(folder), row, campaign.launch.checkpoint_prefix,
+            campaign.launch.checkpoints_of,
+            results_repo=campaign.launch.checkpoint_prefix,
+            pushed_before=lambda repo_id: folder.find(PushRow, push_key(repo_id)) is not None,
             on_pushed=lambda repo_id: folder.append_push(push_key(repo_id), repo_id, row.key)):
         tqdm.write(f"  {job.label}: checkpoint pushed to {repo_id}")
 
@@ -435,16 +418,16 @@ def write_kappa_rows(campaign: Campaign, folder: ResultsFolder, protocol_hash: s
     rows = []
     for (joint_cell, model), fixed in kappa_groups(list(campaign.jobs)).items():
         joint = keys_of(SearchJob(joint_cell, model, fixed[0].data_seed))
-        searches = {j: folder.find_search(keys_of(j).key("search")) for j in fixed}
-        joint_search = folder.find_search(joint.key("search"))
+        searches = {j: folder.find(NstarRow, keys_of(j).key("search")) for j in fixed}
+        joint_search = folder.find(NstarRow, joint.key("search"))
         if joint_search is None or any(s is None for s in searches.values()):
             continue
         kkey = joint.key("kappa")
-        row = folder.find_kappa(kkey)
+        row = folder.find(KappaRow, kkey)
         if row is None:
             row = KappaRow.build(key=kkey, by_length={j.cell.max_len: searches[j] for j in fixed},
                                  joint=joint_search, git_commit=_git_commit())
-            folder.append_kappa(row)
+            folder.append(row)
         rows.append(row)
     return rows
 
@@ -455,11 +438,11 @@ def run_job(job: CampaignJob, campaign: Campaign, folder: ResultsFolder,
     try:
         if job.job.search:
             row = search_one(job, campaign, folder, position=position)
-            if campaign.checkpoint_prefix:
+            if campaign.launch.checkpoint_prefix:
                 push_checkpoints(job, row, campaign, folder)
         if job.cell in campaign.ood_cells:
             ood_one(job, campaign, folder)
-            if campaign.reach:
+            if campaign.launch.reach:
                 reach_one(job, campaign, folder)
         if job.cell in campaign.lengthgen_cells:
             lengthgen_one(job, campaign, folder)
@@ -522,7 +505,7 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
     # The main process records the protocol (or refuses a folder of another one) first.
     if not state.is_main_process:
         wait_for_everyone()
-    protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.force)
+    protocol_hash = folder.check_protocol(campaign.protocol(), force=campaign.launch.force)
     # The groups from generators its cells name travel with the folder: any reader parses them.
     folder.record_groups(campaign.groups)
     if state.is_main_process:
@@ -532,7 +515,7 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
     jobs = list(built.values())
     # The next job goes to the first process free (schedule.py), or every P-th to each.
     mine = my_jobs(jobs, [j.claim_key for j in jobs], state.process_index,
-                   state.num_processes, campaign.schedule)
+                   state.num_processes, campaign.launch.schedule)
     # Each job is claimed before it trains: a job another launch holds waits until this
     # process has done the rest, then it is taken (and answered from the folder).
     held_elsewhere = []
@@ -556,7 +539,7 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
         return CampaignResults()
     folder.refresh()
     by_name = {(str(j.cell), j.model): j for j in jobs}
-    nstar = [folder.find_search(j.key("search")) for j in jobs if j.job.search]
+    nstar = [folder.find(NstarRow, j.key("search")) for j in jobs if j.job.search]
 
     def own(rows, kind, extra=lambda job: {}):
         return [r for r in rows if (r.config, r.model) in by_name
@@ -566,11 +549,11 @@ def run_campaign(campaign: Campaign) -> CampaignResults:
     return CampaignResults(
         nstar=[r for r in nstar if r is not None],
         kappa=write_kappa_rows(campaign, folder, protocol_hash, built),
-        ood=own(folder.read_ood(), "ood"),
+        ood=own(folder.read(OodRow), "ood"),
         reach=[r for r in folder.read(ReachRow) if (r.config, r.model) in by_name
                and r.key == reach_key(by_name[(r.config, r.model)].fields, r.n, r.length)]
-        if campaign.reach else [],
-        lengthgen=own(folder.read_lengthgen(), "lengthgen",
+        if campaign.launch.reach else [],
+        lengthgen=own(folder.read(LengthGenRow), "lengthgen",
                       lambda job: chosen_lengths(job.cell, campaign.test_lengths)))
 
 

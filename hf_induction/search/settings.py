@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
-Mode = Literal["paper", "refined"]
-Midpoint = Literal["geometric", "arithmetic"]
+from ..settings import SEARCH, check_fields, defaults
+from ..settings.search_modes import DEFAULT_MIDPOINT, MIDPOINTS, MODES, PAPER_N_MAX, Midpoint, Mode
 
-MODES: tuple[str, ...] = ("paper", "refined")
-MIDPOINTS: tuple[str, ...] = ("geometric", "arithmetic")
+__all__ = ["DEFAULT_MIDPOINT", "MIDPOINTS", "MODES", "PAPER_N_MAX", "SearchSettings"]
 
-# The paper's N_max: every sample its 250,000-step budget at batch 64 can draw.
-PAPER_N_MAX = 250_000 * 64
-
-# Where the midpoint is None, each mode takes its own default:
-# - paper: "arithmetic", the plain reading of "binary search" in Algorithm 1;
-# - refined: "geometric", so each step halves the bracket in log space, the scale on
-#   which rtol is measured.
-DEFAULT_MIDPOINT: dict[str, str] = {"paper": "arithmetic", "refined": "geometric"}
+# Each field's default is its declaration's (`settings.declared`); a test holds the fields
+# and the declarations equal.
+DEFAULTS = defaults(SEARCH)
 
 
 @dataclass(frozen=True)
@@ -44,31 +38,25 @@ class SearchSettings:
         rtol: bisection stops once hi / lo <= 1 + rtol (or hi - lo <= 1).
     """
 
-    mode: Mode = "refined"
-    max_search_steps: int = 20
-    midpoint: Midpoint | None = None
-    n_max: int = PAPER_N_MAX
-    factor: int = 1000
-    n_start: int = 16
-    growth: int = 4
-    rtol: float = 0.1
+    mode: Mode = DEFAULTS["mode"]
+    max_search_steps: int = DEFAULTS["max_search_steps"]
+    midpoint: Midpoint | None = DEFAULTS["midpoint"]
+    n_max: int = DEFAULTS["n_max"]
+    factor: int = DEFAULTS["factor"]
+    n_start: int = DEFAULTS["n_start"]
+    growth: int = DEFAULTS["growth"]
+    rtol: float = DEFAULTS["rtol"]
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"search mode must be one of {', '.join(MODES)}; got {self.mode!r}")
+        # Every bound and choice is the declaration's; the midpoint, None for the mode's own,
+        # is read here.
+        check_fields(SEARCH, self)
         if self.midpoint is None:
             object.__setattr__(self, "midpoint", DEFAULT_MIDPOINT[self.mode])
         if self.midpoint not in MIDPOINTS:
             raise ValueError(
                 f"midpoint must be one of {', '.join(MIDPOINTS)}; got {self.midpoint!r}"
             )
-        for name, least in (("max_search_steps", 1), ("n_max", 1), ("factor", 2),
-                            ("n_start", 1), ("growth", 2)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name} must be an integer >= {least}; got {value!r}")
-        if not self.rtol > 0:
-            raise ValueError(f"rtol must be > 0; got {self.rtol!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as plain JSON values, e.g. for protocol.json."""

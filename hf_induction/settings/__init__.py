@@ -4,8 +4,8 @@ key, value under each budget preset, and protocol record are read from its decla
 Torch-free: the command line parses and checks every setting before torch is imported; only
 `Setting.build` (a rule's name into the rule, the device) may import it."""
 
-from .declared import GROUPS, SEARCH, SETTINGS, SWEEP_GROUPS, TRAINING
-from .setting import ALWAYS, Setting, built, protocol_record, resolve
+from .declared import GROUPS, LAUNCH, SEARCH, SETTINGS, SWEEP_GROUPS, TRAINING
+from .setting import ALWAYS, Setting, built, check_fields, defaults, protocol_record, resolve
 
-__all__ = ["ALWAYS", "GROUPS", "SEARCH", "SETTINGS", "SWEEP_GROUPS", "TRAINING", "Setting",
-           "built", "protocol_record", "resolve"]
+__all__ = ["ALWAYS", "GROUPS", "LAUNCH", "SEARCH", "SETTINGS", "SWEEP_GROUPS", "TRAINING",
+           "Setting", "built", "check_fields", "defaults", "protocol_record", "resolve"]

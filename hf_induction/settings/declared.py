@@ -1,7 +1,8 @@
-"""Every training and search setting, declared once: the one place to add a setting.
+"""Every training, search and launch setting, declared once: the one place to add a setting.
 
 A new setting is one `Setting` here plus its use: the field of the same name in
-`TrainSettings` or `SearchSettings` and the code that reads it. Its flag, recipe and sweep
+`TrainSettings`, `SearchSettings` or `LaunchOptions` (a test holds the fields and the
+declarations equal) and the code that reads it. Its flag, recipe and sweep
 key, preset values and protocol record follow from the declaration; a setting added after
 results were published declares ``plain=`` (the value they trained with) so that their
 protocol hashes hold."""
@@ -11,10 +12,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..search.settings import MODES
+from ..runner.schedule import SCHEDULES
+from ..runner.tracking import REPORT_TO
 from ..tasks.limits import MAX_INT64, MAX_ROWS
 from ..tasks.sampling import DISJOINT, VALIDATION_RULES
 from .legacy import early_failure_record
+from .search_modes import MODES, PAPER_N_MAX
 from .setting import Setting
 from .values import (
     INT64,
@@ -25,9 +28,11 @@ from .values import (
     int_in,
     ints_in,
     nonnegative_float,
+    output_folder,
     positive_finite,
     positive_floats,
     positive_or_off,
+    repo_id,
     rows,
     switch,
 )
@@ -85,7 +90,7 @@ TRAINING: tuple[Setting, ...] = (
             derive=lambda v: "off" if v["mode"] == "paper" else None,
             build=_early_failure, record=early_failure_record,
             metavar="off|forecast|forecast-v1|STEPS",
-            default_help="the preset's: {presets}; off under --search paper"),
+            default_help="the budget's: {presets}; off under --search paper"),
     Setting("weight_decay", "train",
             "AdamW's decoupled weight decay on every matrix (0: Adam)", nonnegative_float,
             default=0.0, presets={"finetune": 0.01}, plain=0.0),
@@ -104,9 +109,11 @@ TRAINING: tuple[Setting, ...] = (
             "the cell's longest split are trained, in models with learned absolute positions "
             "(GPT-2's family); others are unaffected", switch,
             default=False, presets={"finetune": True}, plain=False, metavar="on|off"),
+    # In Python, None trains the model in the dtype its factory builds it in (the tests'
+    # float64 models compare exactly so).
     Setting("dtype", "train",
             "the parameters' dtype while training (recorded in the protocol: it changes "
-            "results)", default="float32", choices=("float32", "bfloat16")),
+            "results)", default="float32", choices=("float32", "bfloat16"), api_default=None),
     Setting("mixed_precision", "train",
             "bf16: every forward under bfloat16 autocast (recorded in the protocol); fp16 is "
             "refused (no loss scaling)", default="no", choices=("no", "bf16", "fp16"),
@@ -146,7 +153,8 @@ SEARCH: tuple[Setting, ...] = (
             positive_finite, default=0.1, group="search"),
     Setting("n_start", "search", "refined search: the first N probed", rows, default=16,
             presets={"cpu": 8}, group="search"),
-    Setting("n_max", "search", "largest N probed", rows, group="search",
+    Setting("n_max", "search", "largest N probed", rows, default=PAPER_N_MAX, group="search",
+            bound=steps,
             derive=lambda v: v["max_steps"] * v["batch_size"],
             default_help="max_steps x batch size"),
     Setting("max_search_steps", "search", "most probes per search",
@@ -154,12 +162,64 @@ SEARCH: tuple[Setting, ...] = (
                    "split can hold"), default=20, group="search"),
     # The search's own constants, which no flag sets; None: the mode's midpoint.
     Setting("midpoint", "search", "the bisection's midpoint", flag=None),
-    Setting("factor", "search", "Algorithm 1's divisor", default=1000, flag=None),
-    Setting("growth", "search", "the refined search's bracketing factor", default=4,
-            flag=None),
+    Setting("factor", "search", "Algorithm 1's divisor", int_in(2, MAX_INT64, INT64),
+            default=1000, flag=None),
+    Setting("growth", "search", "the refined search's bracketing factor",
+            int_in(2, MAX_INT64, INT64), default=4, flag=None),
 )
 
-SETTINGS: tuple[Setting, ...] = TRAINING + SEARCH
+# How one launch runs, not what it computes: never in the protocol (`LaunchOptions`; a test
+# changes each one and holds the protocol's hash).
+LAUNCH: tuple[Setting, ...] = (
+    Setting("force", "launch", "use an output folder recorded under another protocol",
+            default=False, switch_to=True, recorded=False, group=None, default_help="off"),
+    Setting("reach", "launch",
+            "with --ood (or a sweep's ood: true): also score each OOD check's best run at 2L, "
+            "4L, 10L, 100L and 1,000L (500 rows a length; a model with learned positions only "
+            "as far as they go)", default=False, switch_to=True, recorded=False, group=None,
+            default_help="off"),
+    Setting("keep_checkpoints", "launch",
+            "with --lengthgen: keep each check's best run (model, tokenizer and what it was "
+            "trained on) in OUT/checkpoints/MODEL-CONFIG-nN/, for `hf-induction heads`; a rerun "
+            "keeps those of recorded checks too (it changes no result, and no protocol)",
+            default=False, switch_to=True, recorded=False, group=None, default_help="off"),
+    Setting("threads", "launch",
+            "torch threads per process on the CPU",
+            int_in(1, os.cpu_count() or 1, "this machine's cores"), recorded=False, group="run",
+            default_help="1: on 2 cores, two 1-thread processes ran 2.9x the searches per hour "
+            "of one 2-thread process"),
+    Setting("schedule", "launch",
+            "with several processes: dynamic gives the next job to the first one free (a "
+            "counter in the launcher's rendezvous store); static gives each every P-th job",
+            default="dynamic", choices=SCHEDULES, recorded=False, group="run"),
+    Setting("warm_start", "launch",
+            "start each refined search from the N* of its nearest finished neighbour in OUT "
+            "(the same model at a shorter length or smaller m, the other models on the cell, "
+            "the same model at a longer length or on another group; one whose largest size "
+            "failed sends it to its cap first), at a point of the cold search's own climb, so "
+            "that under outcomes monotone in N it finds the same N* from fewer probes (1.53x "
+            "fewer replayed on the published searches); it changes no run, and no protocol",
+            switch, default=True, negatable=True, recorded=False, group="run"),
+    Setting("progress", "launch", "no progress bars", default=True, flag="--no-progress",
+            switch_to=False, recorded=False, group="run", default_help="bars shown"),
+    Setting("report_to", "launch",
+            f"experiment trackers, through Accelerate: {', '.join(REPORT_TO)}; each search is "
+            "one tracker run, every training run one validation curve",
+            default=("none",), choices=REPORT_TO, nargs="+", metavar="TRACKER", build=tuple,
+            recorded=False, group="run", default_help="none"),
+    Setting("logging_dir", "launch", "where TensorBoard and wandb write", output_folder,
+            recorded=False, group="run", default_help="OUT/runs; trackio uses its own store"),
+    Setting("push_to_hub", "launch", "upload the results folder to this Hub dataset repo when "
+            "done", repo_id, metavar="ORG/REPO", recorded=False, group="run",
+            default_help="no upload"),
+    Setting("push_checkpoints", "launch",
+            "with --push-to-hub: push the winning run at N* (nstar, given alone) or of every "
+            "succeeding probe (probes) as model repos ORG/REPO-MODEL-CONFIG-nN",
+            nargs="?", const="nstar", choices=("nstar", "probes"), recorded=False,
+            group="run", default_help="none"),
+)
+
+SETTINGS: tuple[Setting, ...] = TRAINING + SEARCH + LAUNCH
 # The help groups of the flags; the first two are also a sweep's 'budget:' keys.
-GROUPS = {"budget": "budget (defaults from --preset)", "search": "search", "run": "run"}
+GROUPS = {"budget": "budget (defaults from --budget)", "search": "search", "run": "run"}
 SWEEP_GROUPS = ("budget", "search")

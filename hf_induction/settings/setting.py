@@ -1,14 +1,19 @@
-"""What one setting declares, and the three things read from the declarations alone: a
-preset's value, the values a campaign resolves, and the protocol's record of them."""
+"""What one setting declares, and what is read from the declarations alone: a preset's value,
+the values a campaign resolves, the protocol's record of them, and the defaults and checks of
+the settings objects that hold them (`TrainSettings`, `SearchSettings`)."""
 
 from __future__ import annotations
 
+import argparse
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 # A `Setting.plain` left unset: the setting is recorded at every value.
 ALWAYS = object()
+# A `Setting.api_default` left unset: the settings object's default is the paper preset's.
+PAPER_PRESET = object()
 
 
 @dataclass(frozen=True)
@@ -21,7 +26,8 @@ class Setting:
 
     Args:
         name: the field of the settings object it fills.
-        part: ``"train"`` (`TrainSettings`) or ``"search"`` (`SearchSettings`).
+        part: ``"train"`` (`TrainSettings`), ``"search"`` (`SearchSettings`) or ``"launch"``
+            (`LaunchOptions`: how one launch runs, never in the protocol).
         help: what it does, for the flag's help (the default is added to it).
         parse: one value as written -> the value; its errors state the bound (`values`).
         default: its value where no preset gives one of its own.
@@ -42,9 +48,20 @@ class Setting:
             ``budget:`` keys) or ``"run"``; None: the command's own options.
         switch_to: a flag without a value that sets the setting to this (``--full-grid``:
             stop_on_first_success False).
-        choices, metavar: as argparse takes them.
+        negatable: the flag comes as ``--name`` and ``--no-name`` (on and off).
+        nargs: how many values its flag takes, as argparse says it (``--report-to a b``).
+        const: the value of a flag given without one (``--push-checkpoints`` alone).
+        choices: the values it takes, as argparse takes them.
+        metavar: its value's name in the flag's help.
         default_help: the flag's "(default: ...)" text where the value is not one fixed
             value; ``{presets}`` stands for each preset's value.
+        bound: the check of the value its settings object holds, where it is wider than the
+            flag's ``parse`` (n_max, derived from max_steps x batch size where not given, may
+            exceed what --n-max may ask; the memory check bounds the sets it reaches).
+        api_default: where the settings object built in Python (``TrainSettings()``) takes
+            another default than the paper preset's, one no flag spells: ``dtype`` None, the
+            dtype the model's factory builds it in. The value is allowed besides the
+            setting's own.
     """
 
     name: str
@@ -61,9 +78,14 @@ class Setting:
     flag: str | None = ""
     group: str | None = "budget"
     switch_to: Any = None
+    negatable: bool = False
+    nargs: str | None = None
+    const: Any = None
     choices: tuple[str, ...] | None = None
     metavar: str | None = None
     default_help: str | None = None
+    bound: Callable[[str], Any] | None = None
+    api_default: Any = PAPER_PRESET
 
     @property
     def option(self) -> str | None:
@@ -81,11 +103,66 @@ class Setting:
         """Its value under the budget preset ``preset``."""
         return self.presets.get(preset, self.default)
 
+    def check(self, value: Any) -> None:
+        """ValueError, one line naming the setting, if ``value`` (as its settings object holds
+        it) is not one the setting takes: outside its ``choices``, or refused by its ``parse``
+        read back from the value as a flag would spell it, so that the bound is written once
+        and holds for the Python API as for the command line. The default needs no check."""
+        if value == self.default or (self.api_default is not PAPER_PRESET
+                                      and value == self.api_default):
+            return
+        # A flag of several values (nargs + or *) holds a sequence, each value checked.
+        values = value if self.nargs in ("+", "*") else (value,)
+        if self.choices is not None:
+            if any(v not in self.choices for v in values):
+                raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}, "
+                                 f"got {value!r}")
+            return
+        check = self.bound or self.parse
+        if check is None:
+            return
+        try:
+            for one in values:
+                check(spelled(one))
+        except (argparse.ArgumentTypeError, ValueError, TypeError) as e:
+            raise ValueError(f"{self.name}: {e}") from None
+
     def protocol_record(self, value: Any) -> dict[str, Any]:
         """What the protocol records of it at ``value`` (as `dataclasses.asdict` gives it)."""
         if not self.recorded or (self.plain is not ALWAYS and value == self.plain):
             return {}
         return self.record(value) if self.record is not None else {self.name: value}
+
+
+def spelled(value: Any) -> str:
+    """A value as a flag spells it, exactly (repr for a number): 1e-05,0.001; on; off."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "off"
+    if isinstance(value, tuple | list):
+        return ",".join(spelled(v) for v in value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value if isinstance(value, str) else repr(value)
+
+
+def defaults(settings: Iterable[Setting]) -> dict[str, Any]:
+    """{name: value} a settings object takes where none is given: each setting's value under
+    the paper's protocol (its `Setting.api_default` where it declares one), as the object
+    holds it (`Setting.build`)."""
+    def default(s: Setting) -> Any:
+        if s.api_default is not PAPER_PRESET:
+            return s.api_default
+        return s.build(s.under("paper")) if s.build else s.under("paper")
+
+    return {s.name: default(s) for s in settings}
+
+
+def check_fields(settings: Iterable[Setting], holder: Any) -> None:
+    """`Setting.check` of each declared setting's field of ``holder`` (a settings object)."""
+    for s in settings:
+        s.check(getattr(holder, s.name))
 
 
 def resolve(settings: Iterable[Setting], preset: str, given: Mapping[str, Any],

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import uuid
+from pathlib import Path
 
+from ..errors import first_line
 from ..tasks.limits import MAX_INT64, MAX_ROWS, ROWS_WHY
 
 INT64 = "the results tables hold int64"
@@ -133,3 +137,71 @@ def fraction(text: str) -> float:
 def positive_or_off(text: str) -> float | str:
     """A finite number > 0, or `OFF` (also spelled none)."""
     return OFF if str(text).strip().lower() in (OFF, "none") else positive_finite(text)
+
+
+def output_folder(text: str) -> Path:
+    """A folder to write into, checked by really writing: the missing folders are made, a probe
+    file is written and removed, and the folders this check made are removed again, so that a
+    folder that cannot be created or written is one line before anything is computed (a
+    permission bit says nothing of /proc or a read-only mount), and a later usage error leaves
+    nothing behind."""
+    if not str(text).strip():
+        # Path("") is the current folder: a results folder written where the command was run.
+        raise argparse.ArgumentTypeError("expected a folder, got an empty name")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
+    # Two processes of one launch check the same new folder at once: one may remove a folder
+    # the other has just written its probe into. A probe that finds its folder gone retries.
+    for _ in range(3):
+        try:
+            _write_probe(path)
+            return path
+        except FileNotFoundError as e:
+            error: OSError = e
+        except OSError as e:
+            error = e
+            break
+    where = f" ({error.filename})" if error.filename and error.filename != str(path) else ""
+    raise argparse.ArgumentTypeError(
+        f"{path}: cannot write there ({error.strerror or first_line(error)}{where})")
+
+
+def _write_probe(path: Path) -> None:
+    """Create ``path`` (and its missing parents), write and remove a probe file in it, and
+    remove the folders made here; OSError if any step fails."""
+    missing = []
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    made = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir(exist_ok=True)
+            made.append(folder)
+        probe = path / f".write-probe-{os.getpid()}-{uuid.uuid4().hex}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    finally:
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                # Another process has written into it since: it is theirs now.
+                pass
+
+
+def repo_id(text: str) -> str:
+    """A Hub repo id as `huggingface_hub` validates it (ORG/NAME)."""
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(text)
+    except HFValidationError as e:
+        first = str(e).strip().splitlines()[0]
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Hub repo id: {first}") from None
+    if "/" not in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Hub repo id: expected ORG/NAME")
+    return text

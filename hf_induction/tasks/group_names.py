@@ -243,3 +243,12 @@ def register_groups_file(path: str | Path) -> list[str]:
 def registered() -> dict[str, tuple[tuple[int, ...], ...]]:
     """Every registered name and its generators (what a results folder records)."""
     return dict(_GENERATORS)
+
+
+def registered_from(path: str | Path | None) -> dict[str, tuple[tuple[int, ...], ...]]:
+    """Register the groups of the YAML file ``path`` (`register_groups_file`; None: none) and
+    return them, name -> generators, to record beside the results."""
+    if path is None:
+        return {}
+    names = register_groups_file(path)
+    return {name: gens for name, gens in _GENERATORS.items() if name in names}

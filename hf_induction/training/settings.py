@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -10,9 +9,8 @@ from typing import Literal
 
 import torch
 
-from hf_induction.tasks.sampling import DISJOINT, check_validation_rule
+from hf_induction.settings import TRAINING, check_fields, defaults
 from hf_induction.training.early import EarlyFailure
-from hf_induction.training.optim import LR_SCHEDULES
 
 StopReason = Literal["epsilon", "budget", "nonfinite", "early_failure", "probe_decided"]
 GridMode = Literal["auto", "stacked", "sequential"]
@@ -22,14 +20,19 @@ EvalCallback = Callable[[float, int, int, float, float], None]
 # Parameter dtypes a run can train in, and autocast precisions (Accelerate's names).
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 MIXED_PRECISIONS = ("no", "bf16")
+# Each field's default is its declaration's value under the paper's protocol (one home for
+# every default: `settings.declared`); a test holds the fields and the declarations equal.
+DEFAULTS = defaults(TRAINING)
 
 
 @dataclass(frozen=True)
 class TrainSettings:
-    """Settings shared by every run of a probe.
+    """Settings shared by every run of a probe. Each field is a setting declared in
+    `settings.declared`, whose default (the paper's protocol), bounds and choices are read
+    from there.
 
     Args:
-        max_steps: step budget per run (the paper: 250,000).
+        max_steps: step budget per run (the paper's, the default: 250,000).
         batch_size: examples per step, drawn with replacement from the first N rows (paper: 64).
         eval_every: validation cadence in steps; the last step is always evaluated too.
         epsilon: a run succeeds once its validation loss is strictly below this.
@@ -40,7 +43,8 @@ class TrainSettings:
         early_failure: the rule that stops a run as failed before its budget is spent
             (``early_failure``), a `Forecast` or a `Patience` (training/early.py); None (the
             default, and the paper) trains every run to its budget or to ε.
-        device: where runs train, e.g. ``"cpu"``, ``"cuda"``, ``"cuda:1"``.
+        device: where runs train, e.g. ``"cpu"``, ``"cuda"``, ``"cuda:1"`` (the default: cuda
+            where there is one, else cpu).
         grid_mode: ``"stacked"`` trains the grid as one model: through the model's
             hand-batched ``stacked_forward`` if it has one (Dense-SSM, LSTM), else under
             ``torch.func.vmap``. ``"sequential"`` runs ``train_run`` once per grid point.
@@ -50,7 +54,7 @@ class TrainSettings:
             than its runs one by one: docs/benchmarks.md).
         eval_batch_size: validation rows per forward pass (per run when stacked).
         dtype: the parameters' dtype, one of `DTYPES`; None (the default) trains the model in
-            the dtype its factory builds it in (float32 for every preset).
+            the dtype its factory builds it in (the command line's default is float32).
         mixed_precision: "bf16" runs every forward (training and validation) under bfloat16
             autocast, as ``accelerate launch --mixed_precision bf16`` does; "no" (default) does
             not. fp16 is refused: it needs loss scaling, which this trainer does not do. The
@@ -72,71 +76,38 @@ class TrainSettings:
             leaves the whole pool to training.
     """
 
-    max_steps: int
-    batch_size: int = 64
-    eval_every: int = 100
-    epsilon: float = 1e-4
-    lrs: tuple[float, ...] = (1e-3, 1e-4, 1e-5)
-    seeds: tuple[int, ...] = (10, 20, 30, 40, 50)
-    stop_on_first_success: bool = True
-    early_failure: EarlyFailure | None = None
-    device: str = "cpu"
-    grid_mode: GridMode = "auto"
-    eval_batch_size: int = 256
-    dtype: str | None = None
-    mixed_precision: str = "no"
-    weight_decay: float = 0.0
-    warmup: float = 0.0
-    lr_schedule: str = "constant"
-    max_grad_norm: float | None = None
-    position_offsets: bool = False
-    validation: str = DISJOINT
+    max_steps: int = DEFAULTS["max_steps"]
+    batch_size: int = DEFAULTS["batch_size"]
+    eval_every: int = DEFAULTS["eval_every"]
+    epsilon: float = DEFAULTS["epsilon"]
+    lrs: tuple[float, ...] = DEFAULTS["lrs"]
+    seeds: tuple[int, ...] = DEFAULTS["seeds"]
+    stop_on_first_success: bool = DEFAULTS["stop_on_first_success"]
+    early_failure: EarlyFailure | None = DEFAULTS["early_failure"]
+    device: str = DEFAULTS["device"]
+    grid_mode: GridMode = DEFAULTS["grid_mode"]
+    eval_batch_size: int = DEFAULTS["eval_batch_size"]
+    dtype: str | None = DEFAULTS["dtype"]
+    mixed_precision: str = DEFAULTS["mixed_precision"]
+    weight_decay: float = DEFAULTS["weight_decay"]
+    warmup: float = DEFAULTS["warmup"]
+    lr_schedule: str = DEFAULTS["lr_schedule"]
+    max_grad_norm: float | None = DEFAULTS["max_grad_norm"]
+    position_offsets: bool = DEFAULTS["position_offsets"]
+    validation: str = DEFAULTS["validation"]
 
     def __post_init__(self) -> None:
-        for name in ("max_steps", "batch_size", "eval_every", "eval_batch_size"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not (math.isfinite(self.epsilon) and self.epsilon > 0):
-            raise ValueError(f"epsilon must be a finite number > 0, got {self.epsilon}")
-        if not self.lrs or any(not (math.isfinite(lr) and lr > 0) for lr in self.lrs):
-            raise ValueError(
-                f"lrs must be a non-empty tuple of finite numbers > 0, got {self.lrs}")
-        if not self.seeds or len(set(self.seeds)) != len(self.seeds):
-            raise ValueError(f"seeds must be a non-empty tuple of distinct ints, got {self.seeds}")
-        if len(set(self.lrs)) != len(self.lrs):
-            raise ValueError(f"lrs must be distinct, got {self.lrs}")
+        # Every bound and choice is the declaration's (`settings.declared`); what is left here
+        # is what no flag spells: the rule's type, and the precision this trainer refuses.
+        check_fields(TRAINING, self)
         if self.early_failure is not None and not isinstance(self.early_failure, EarlyFailure):
             raise ValueError(
                 f"early_failure must be None, a Forecast or a Patience, got {self.early_failure!r}")
-        check_validation_rule(self.validation)
-        if self.grid_mode not in ("auto", "stacked", "sequential"):
-            raise ValueError(
-                f"grid_mode must be 'auto', 'stacked' or 'sequential', got {self.grid_mode!r}"
-            )
-        if self.dtype is not None and self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
         if self.mixed_precision == "fp16":
             raise ValueError(
                 "mixed precision fp16 needs loss scaling, which the N* trainer does not do; "
                 "use bf16 (or --dtype bfloat16)"
             )
-        if self.mixed_precision not in MIXED_PRECISIONS:
-            raise ValueError(
-                f"mixed_precision must be one of {', '.join(MIXED_PRECISIONS)}, "
-                f"got {self.mixed_precision!r}"
-            )
-
-        if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0):
-            raise ValueError(f"weight_decay must be a finite number >= 0, got {self.weight_decay}")
-        if not 0 <= self.warmup < 1:
-            raise ValueError(f"warmup must be a fraction of the steps in [0, 1), got {self.warmup}")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, "
-                             f"got {self.lr_schedule!r}")
-        if self.max_grad_norm is not None and not (
-                math.isfinite(self.max_grad_norm) and self.max_grad_norm > 0):
-            raise ValueError(f"max_grad_norm must be None or a finite number > 0, "
-                             f"got {self.max_grad_norm}")
 
     @property
     def torch_dtype(self) -> torch.dtype | None:

@@ -15,7 +15,7 @@ import torch
 from hf_induction.analysis import KINDS, SCORES, checkpoint_sets, head_scores
 from hf_induction.analysis.heads import load_checkpoint
 from hf_induction.models.build import build_model
-from hf_induction.results import HeadsRow, ResultsFolder, checkpoint_name
+from hf_induction.results import HeadsRow, PatchingRow, ResultsFolder, checkpoint_name
 from hf_induction.results.render import HEAD_SCORE_COLUMNS
 from hf_induction.runner.checkpoints import keep_checkpoint
 from hf_induction.tasks import parse
@@ -62,7 +62,7 @@ def test_a_kept_checkpoint_loads_with_its_tokenizer_and_record(scored):
 
 def test_rows_are_the_analysis_scores_of_every_set(scored):
     out, proc = scored
-    rows = ResultsFolder(out).read_heads()
+    rows = ResultsFolder(out).read(HeadsRow)
     # Two copy checkpoints on UF, UB and repeated; the retrieval one on UR, UL and repeated;
     # 2 layers x 4 heads each. The lstm is left out, in one line.
     configs = {(r.checkpoint, r.config) for r in rows}
@@ -91,7 +91,7 @@ def test_rows_are_the_analysis_scores_of_every_set(scored):
 
 def test_patching_ranks_every_head_of_each_kind(scored):
     out, _ = scored
-    rows = ResultsFolder(out).read_patching()
+    rows = ResultsFolder(out).read(PatchingRow)
     groups = {}
     for r in rows:
         groups.setdefault((r.checkpoint, r.config, r.kind), []).append(r)
@@ -115,7 +115,7 @@ def test_a_rerun_adds_nothing_and_heads_json_nests_the_rows(scored):
     entry = nested["rope-UF_L4_V12-n100"]
     assert entry["model"] == "rope" and entry["trained_on"] == "copy/UF_L4_V12"
     ub = entry["configs"]["UB_L4_V12"]
-    row = ResultsFolder(out).find_heads(ResultsFolder(out).read_heads()[0].key)
+    row = ResultsFolder(out).find(HeadsRow, ResultsFolder(out).read(HeadsRow)[0].key)
     first = nested[row.checkpoint]["configs"][row.config]
     assert first["scores"]["induction"][row.layer][row.head] == row.induction
     assert (ub["layers"], ub["heads"]) == (2, 4)
@@ -136,7 +136,7 @@ def test_the_card_and_datasets_read_the_tables(scored):
     patching = load_table(out, "patching")
     assert len(patching) == 9 * 16 and {r["kind"] for r in patching} == set(KINDS)
     # As written, but the time (`datasets` reads it as a timestamp).
-    written = [r.to_dict() for r in ResultsFolder(out).read_patching()]
+    written = [r.to_dict() for r in ResultsFolder(out).read(PatchingRow)]
     assert [{**r, "finished_at": None} for r in patching] == [
         {**r, "finished_at": None} for r in written]
     # The command line that wrote the rows is on the card, once.
@@ -150,12 +150,12 @@ def test_the_report_shows_the_heads_and_draws_their_figures(scored, tmp_path):
     one = ResultsFolder(tmp_path / "one")
     one.check_protocol({"train": {"max_steps": 1}})
     rope = "rope-UF_L4_V12-n100"
-    for row in ResultsFolder(out).read_heads():
+    for row in ResultsFolder(out).read(HeadsRow):
         if row.checkpoint == rope:
-            one.append_heads(row)
-    for row in ResultsFolder(out).read_patching():
+            one.append(row)
+    for row in ResultsFolder(out).read(PatchingRow):
         if row.checkpoint == rope:
-            one.append_patching(row)
+            one.append(row)
     proc = run_command(["report", str(one.path), "--out", str(tmp_path / "doc")])
     assert proc.returncode == 0, proc.stderr
     tables = (tmp_path / "doc" / "tables.md").read_text()
@@ -180,14 +180,14 @@ def test_any_model_folder_with_named_cells(scored, tmp_path):
     proc = run_command(["heads", "--checkpoint", str(rope), "--dataset", "copy", "--config",
                         "UB_L4_V12", "--out", str(tmp_path / "r"), *PROMPTS])
     assert proc.returncode == 0, proc.stderr
-    rows = ResultsFolder(tmp_path / "r").read_heads()
+    rows = ResultsFolder(tmp_path / "r").read(HeadsRow)
     assert {(r.checkpoint, r.config, r.trained_on) for r in rows} == {
         (str(rope), c, "copy/UF_L4_V12") for c in ("UB_L4_V12", "repeated_L4_V12")}
     mine = {(r.layer, r.head): r.anti_induction for r in rows if r.config == "UB_L4_V12"}
-    theirs = {(r.layer, r.head): r.anti_induction for r in ResultsFolder(out).read_heads()
+    theirs = {(r.layer, r.head): r.anti_induction for r in ResultsFolder(out).read(HeadsRow)
               if r.checkpoint == rope.name and r.config == "UB_L4_V12"}
     assert mine == theirs
-    assert not ResultsFolder(tmp_path / "r").read_patching()
+    assert not ResultsFolder(tmp_path / "r").read(PatchingRow)
 
 
 def one_line_error(proc, *words):
@@ -266,7 +266,7 @@ def test_a_folder_from_before_the_tables_reads_them_empty(tmp_path):
     published = ROOT / "results" / "cpu"  # published before the heads tables existed
     assert not (published / "heads").exists()
     folder = ResultsFolder.existing(published)
-    assert folder.read_heads() == [] and folder.read_patching() == []
+    assert folder.read(HeadsRow) == [] and folder.read(PatchingRow) == []
     assert load_table(published, "heads") == [] and load_table(published, "patching") == []
     assert "## Attention heads" not in render_tables(folder)
     one_line_error(run_command(["heads", str(published)]), "no checkpoints")

@@ -53,13 +53,13 @@ def test_every_flag_has_help_that_shows_its_default(command):
 
 
 def test_budget_flags_name_each_presets_value():
-    helps = {a.dest: a.help for a in build_parser()._actions}
-    assert helps["max_steps"].endswith("(default: the preset's: cpu 1500 (gpt2 5000, lstm "
+    helps = {a.dest: a.help for a in build_parser().flags}
+    assert helps["max_steps"].endswith("(default: the budget's: cpu 1500 (gpt2 5000, lstm "
                                        "5000, mamba 3000), finetune 3000, paper 250000)")
     assert "paper 0.001,0.0001,1e-05" in helps["lrs"] and "finetune 1e-05" in helps["lrs"]
-    assert helps["position_offsets"].endswith("(default: the preset's: cpu off, finetune on, "
+    assert helps["position_offsets"].endswith("(default: the budget's: cpu off, finetune on, "
                                               "paper off)")
-    assert helps["max_grad_norm"].endswith("(default: the preset's: cpu off, finetune 1, "
+    assert helps["max_grad_norm"].endswith("(default: the budget's: cpu off, finetune 1, "
                                            "paper off)")
 
 
@@ -91,7 +91,8 @@ def test_each_model_trains_at_its_presets_rates_and_a_flag_wins(tmp_path):
         own["lrs"], own["max_steps"], own["eval_every"])
     assert search.n_max == own["max_steps"] * train.batch_size
     assert campaign.settings_for("dense_ssm") == (campaign.train, campaign.search)
-    assert campaign.train.lrs == cpu.lrs and campaign.train.max_steps == cpu.max_steps
+    assert (campaign.train.lrs, campaign.train.max_steps) == (cpu.value("lrs"),
+                                                               cpu.value("max_steps"))
     # The protocol holds every model the preset sets apart, whichever models a launch names,
     # so that two launches with other models share one results folder.
     protocol = campaign.protocol()
@@ -182,3 +183,19 @@ def test_the_console_entry_point_runs_the_same_commands():
     assert "acot_L10_uniform" in via_entry.stdout
     unknown = subprocess.run(["hf-induction", "train"], capture_output=True, text=True, env=env())
     assert unknown.returncode == 2 and "allowed: nstar" in unknown.stderr
+
+
+def test_the_budgets_former_flag_still_reads_with_a_note(tmp_path, capsys):
+    """`--preset` (published commands use it) and a recipe's `preset:` name the budget, as
+    `--budget` does; the flag says its new spelling in one line."""
+    parser = build_parser()
+    base = ["--dataset", "modadd", "--config", "acot_L4_m3", "--out", str(tmp_path / "o")]
+    assert parse_args(parser, [*base, "--budget", "paper"]).budget == "paper"
+    assert "note" not in capsys.readouterr().err
+    assert parse_args(parser, [*base, "--preset", "paper"]).budget == "paper"
+    note = capsys.readouterr().err
+    assert "note: --preset is now spelled --budget" in note and len(note.splitlines()) == 1
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text(yaml.safe_dump({"preset": "finetune"}))
+    assert parse_args(parser, [*base, "--config-file", str(recipe)]).budget == "finetune"
+    assert "--preset is now spelled --budget" in capsys.readouterr().err

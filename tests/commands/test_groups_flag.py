@@ -9,6 +9,7 @@ import pytest
 
 from hf_induction.commands.nstar import main
 from hf_induction.results import ResultsFolder
+from hf_induction.results.rows import NstarRow
 from hf_induction.tasks import group_names
 
 FAST = ["--max-steps", "20", "--eval-every", "10", "--lrs", "0.03", "--seeds", "10",
@@ -23,15 +24,15 @@ def test_a_group_from_generators_runs_and_travels_with_its_folder(tmp_path, caps
             "--out", str(out)]
     assert main([*args, "--groups", str(groups)]) == 0
     assert "Frob20" in (out / "groups.yaml").read_text()
-    [row] = ResultsFolder(out, write=False).read_nstar()
+    [row] = ResultsFolder(out, write=False).read(NstarRow)
     assert (row.alphabet_size, row.group_order, row.solvable) == (20, 20, True)
     # A rerun without the flag resumes from the folder: nothing is trained again.
     trained = len(ResultsFolder(out, write=False).read_journal())
     assert main(args) == 0
     assert len(ResultsFolder(out, write=False).read_journal()) == trained
     # A fresh process that only reads the folder parses its rows (the groups come with it).
-    code = ("import sys; from hf_induction.results import ResultsFolder; "
-            "print(ResultsFolder(sys.argv[1], write=False).read_nstar()[0].variant)")
+    code = ("import sys; from hf_induction.results import NstarRow, ResultsFolder; "
+            "print(ResultsFolder(sys.argv[1], write=False).read(NstarRow)[0].variant)")
     shown = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True,
                            text=True, check=True)
     assert shown.stdout.strip() == "Frob20"

@@ -17,7 +17,7 @@ def _folder(path, cells):
     folder = ResultsFolder(path)
     folder.check_protocol({"train": {"max_steps": 10}, "search": {"mode": "refined"}})
     for dataset, config, n_star in cells:
-        folder.append_nstar(nstar_row(dataset, config, "lstm", n_star))
+        folder.append(nstar_row(dataset, config, "lstm", n_star))
     return folder
 
 

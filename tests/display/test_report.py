@@ -119,7 +119,7 @@ def test_report_writes_tables_and_figures(tmp_path):
     folder.check_protocol(PROTOCOL)
     for r in (row("acot_L2", 10, 9), row("acot_L3", 30, 28), row("acot_L3_uniform", 20, 18),
               row("acot_L3_uniform_m2", 4, 3)):
-        folder.append_nstar(r)
+        folder.append(r)
     (k,) = kappa_rows(folder)  # derived: no κ row was recorded
     assert k.kappa == pytest.approx(40 / 20)
     text = render_tables(folder)

@@ -43,10 +43,10 @@ def write_results(path: Path, **train) -> ResultsFolder:
                 for n, v in zip(range(2, L + 1), by_n, strict=True)}
         joint_row = nstar_row(dataset, f"{fmt}_L{L}_uniform", model, joint)
         for row in [*rows.values(), joint_row]:
-            folder.append_nstar(row)
+            folder.append(row)
         if (dataset, fmt, model) == CHECKPOINTED:
-            folder.append_push(f"push-{joint_row.key}", CHECKPOINT_REPO, joint_row.key)
-        folder.append_kappa(KappaRow.build(
+            folder.append(f"push-{joint_row.key}", CHECKPOINT_REPO, joint_row.key)
+        folder.append(KappaRow.build(
             key=f"kappa-{dataset}-{fmt}-{model}", by_length=rows, joint=joint_row,
             finished_at="2026-01-01T00:00:00+00:00"))
     return folder

@@ -9,6 +9,7 @@ from _results_fixture import NSTARS, L, nstar_row, write_results
 
 from hf_induction.hub import leaderboard_entries, write_leaderboard
 from hf_induction.results import ResultsFolder
+from hf_induction.results.rows import KappaRow
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -24,7 +25,7 @@ def test_entries_are_sorted_with_sums():
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        entries = leaderboard_entries(write_results(Path(tmp)).read_kappa())
+        entries = leaderboard_entries(write_results(Path(tmp)).read(KappaRow))
     keys = [(e.dataset, e.format, e.model, e.kappa, e.nstar_joint, e.nstar_sum) for e in entries]
     assert keys == [
         ("modadd", "acot", "lstm", 4.0, 60, 240),
@@ -79,7 +80,7 @@ def test_one_board_over_two_folders_names_each_rows_source(tmp_path, capsys):
 
     first, second = write_results(tmp_path / "first").path, write_results(tmp_path / "second").path
     # The second folder holds one search more than the first.
-    ResultsFolder(second).append_nstar(nstar_row("modadd", "acot_L9", "lstm", 7))
+    ResultsFolder(second).append(nstar_row("modadd", "acot_L9", "lstm", 7))
     assert main([str(second), str(first), "--out", str(tmp_path / "out")]) == 0
     md = (tmp_path / "out" / "leaderboard.md").read_text()
     assert f"Results: `{second}`, `{first}`" in md
@@ -175,7 +176,7 @@ def test_the_board_ranks_out_of_distribution_checks_within_each_cell(tmp_path):
                 ood("acot_L5", "mamba", 0.6), ood("cot_L5", "gpt2", 0.4),
                 # a rerun of a check: the last row of its key is the one shown
                 ood("acot_L5", "mamba", 0.28, key="ood-acot_L5-mamba")):
-        folder.append_ood(row)
+        folder.append(row)
     written = write_leaderboard(folder.path, tmp_path / "out")
     md = (tmp_path / "out" / "leaderboard.md").read_text()
     lines = [line for line in md.split("## Out of distribution")[1].split("##")[0].splitlines()

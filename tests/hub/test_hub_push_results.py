@@ -38,7 +38,7 @@ def head(repo):
     return api.dataset_info(repo).sha
 
 def add_row(folder, name):
-    ResultsFolder(folder).append_nstar(nstar_row("modadd", "acot_L9", name, 7))
+    ResultsFolder(folder).append(nstar_row("modadd", "acot_L9", name, 7))
 """
 
 

@@ -23,12 +23,12 @@ def add_heads(folder) -> None:
               "finished_at": "2026-01-01T00:00:00+00:00"}
     for layer in range(2):
         for head in range(2):
-            folder.append_heads(HeadsRow(
+            folder.append(HeadsRow(
                 key=f"h{layer}{head}", layer=layer, head=head, induction=0.1 * head,
                 anti_induction=0.2, previous_token=0.3, duplicate_token=0.4 * layer,
                 n_positions=12, **common))
             for rank, kind in enumerate(("induction", "anti_induction"), start=1):
-                folder.append_patching(PatchingRow(
+                folder.append(PatchingRow(
                     key=f"p{kind}{layer}{head}", kind=kind, rank=2 * layer + head + 1,
                     layer=layer, head=head, ce=1.0 + rank, exact_match=0.5, base_ce=1.0,
                     base_exact_match=0.5, delta_ce=float(rank), delta_exact_match=0.0,

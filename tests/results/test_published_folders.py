@@ -137,19 +137,19 @@ def test_every_reader_reads_the_folder(folder, tmp_path):
     resumed = ResultsFolder(copy_of(folder, tmp_path / "copy"), rank=0)
     protocol_hash = resumed.check_protocol(resumed.read_protocol())
     for key, row in latest(expected["nstar"]).items():
-        assert resumed.find_search(key) == NstarRow.from_dict(row)
+        assert resumed.find(NstarRow, key) == NstarRow.from_dict(row)
         # Made under the folder's protocol: a search of another is never answered from it.
         assert row["protocol_hash"] == protocol_hash, key
     for key, row in latest(expected["journal"]).items():
         assert resumed.find_run(key) == row
     for key, row in latest(expected["kappa"]).items():
-        assert resumed.find_kappa(key) == KappaRow.from_dict(row)
+        assert resumed.find(KappaRow, key) == KappaRow.from_dict(row)
     for key, row in latest(expected["lengthgen"]).items():
-        assert resumed.find_lengthgen(key) == LengthGenRow.from_dict(row)
+        assert resumed.find(LengthGenRow, key) == LengthGenRow.from_dict(row)
     for key, row in latest(expected["ood"]).items():
-        assert resumed.find_ood(key) == OodRow.from_dict(row)
+        assert resumed.find(OodRow, key) == OodRow.from_dict(row)
     for key, row in latest(expected["pushes"]).items():
-        assert resumed.find_push(key) == PushRow.from_dict(row)
+        assert resumed.find(PushRow, key) == PushRow.from_dict(row)
 
 
 def test_one_leaderboard_over_every_folder(tmp_path):

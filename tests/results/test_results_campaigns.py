@@ -22,7 +22,7 @@ from hf_induction.results import (
     command_line,
 )
 from hf_induction.results.card import TABLES
-from hf_induction.results.rows import cell_columns
+from hf_induction.results.rows import PushRow, cell_columns
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 PUBLISHED = sorted(p.parent for p in RESULTS.rglob("protocol.json"))
@@ -138,7 +138,7 @@ def test_an_empty_pushes_table_is_not_declared_and_a_push_loads(tmp_path):
     folder.append_push("p1", "org/model", "s1")
     pushes = datasets.load_dataset(str(tmp_path / "r"), "pushes", split="train",
                                    cache_dir=str(tmp_path / "cache2"))
-    assert pushes[0]["repo_id"] == "org/model" and folder.find_push("p1").search == "s1"
+    assert pushes[0]["repo_id"] == "org/model" and folder.find(PushRow, "p1").search == "s1"
 
 
 def test_the_journal_declares_the_columns_the_runner_writes(tmp_path, monkeypatch):

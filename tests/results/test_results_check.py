@@ -8,7 +8,13 @@ import datasets
 import pytest
 
 from hf_induction.commands.check import main
-from hf_induction.results import CorruptLineWarning, CorruptResults, ResultsFolder, run_key
+from hf_induction.results import (
+    CorruptLineWarning,
+    CorruptResults,
+    NstarRow,
+    ResultsFolder,
+    run_key,
+)
 
 PROTOCOL = {"train": {"max_steps": 10, "lrs": [0.01], "seeds": [1, 2], "epsilon": 1e-4},
             "search": {"mode": "refined"}}
@@ -26,7 +32,7 @@ def search(folder: ResultsFolder, name: str, sizes: list[int], rank: int = 0) ->
                                    "success": n >= 4, "steps": 10, "stop_reason": "budget"})
                 for seed in (1, 2)]
         probes.append({"n": n, "success": n >= 4, "runs": runs})
-    writer.nstar.append({"key": name, **CELL, "probes": json.dumps(probes)})
+    writer.table(NstarRow).append({"key": name, **CELL, "probes": json.dumps(probes)})
     return [run["key"] for probe in probes for run in probe["runs"]]
 
 

@@ -56,9 +56,15 @@ def test_a_row_of_no_table_is_refused_in_one_line(tmp_path):
         folder.append(Stray("k"))
 
 
-def test_the_named_methods_are_the_generic_ones(tmp_path):
+def test_a_table_is_reached_by_its_row_class_or_its_name_and_nothing_else(tmp_path):
     folder = ResultsFolder(tmp_path / "r")
     heads = next(t.row for t in TABLES if t.name == "heads")
     row = a_row(heads, "h")
-    folder.append_heads(row)
-    assert folder.find_heads("h") == row and folder.read_heads() == folder.read(heads)
+    folder.append(row)
+    assert folder.find(heads, "h") == row and folder.read(heads) == [row]
+    assert folder.table(heads) is folder.table("heads") and folder.table(heads).has_rows()
+    # No attribute per table: a table is named where it is read.
+    assert not any(hasattr(folder, t.name) for t in TABLES)
+    with pytest.raises(ValueError, match="no table 'head'; the tables: nstar, kappa") as e:
+        folder.table("head")
+    assert len(str(e.value).splitlines()) == 1

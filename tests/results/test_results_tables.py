@@ -40,11 +40,11 @@ def test_nstar_row_from_a_search(tmp_path):
     assert row.wall_s == 0.5 * row.num_probes and row.search_mode == "refined"
     assert row.probe_outcomes()[0].n == 16
     folder = ResultsFolder(tmp_path)
-    folder.append_nstar(row)
+    folder.append(row)
     # A rerun finds the finished search and skips it.
-    assert ResultsFolder(tmp_path).find_search(row.key) == row
-    assert ResultsFolder(tmp_path).find_search("missing") is None
-    assert folder.read_nstar() == [row]
+    assert ResultsFolder(tmp_path).find(NstarRow, row.key) == row
+    assert ResultsFolder(tmp_path).find(NstarRow, "missing") is None
+    assert folder.read(NstarRow) == [row]
 
 
 def test_kappa_row(tmp_path):
@@ -59,10 +59,10 @@ def test_kappa_row(tmp_path):
     assert open_row.kappa is None and open_row.kappa_high is None
     assert open_row.nstar_by_length == (by_length[2].n_star, None)
     folder = ResultsFolder(tmp_path)
-    folder.append_kappa(row)
-    folder.append_kappa(open_row)
-    assert ResultsFolder(tmp_path).read_kappa() == [row, open_row]
-    assert folder.find_kappa("k2") == open_row
+    folder.append(row)
+    folder.append(open_row)
+    assert ResultsFolder(tmp_path).read(KappaRow) == [row, open_row]
+    assert folder.find(KappaRow, "k2") == open_row
 
 
 def test_load_dataset_reads_every_config(tmp_path):
@@ -70,11 +70,11 @@ def test_load_dataset_reads_every_config(tmp_path):
     # Rank 0's only row has nulls where rank 1's has ints: the card's types keep one schema.
     unlearnable = _nstar_row("acot_L3", 10**6)
     learnable = _nstar_row("acot_L2", 20)
-    r0.append_nstar(unlearnable)
-    r1.append_nstar(learnable)
-    r0.append_kappa(KappaRow.build(key="k", by_length={2: learnable, 3: unlearnable},
+    r0.append(unlearnable)
+    r1.append(learnable)
+    r0.append(KappaRow.build(key="k", by_length={2: learnable, 3: unlearnable},
                                    joint=learnable))
-    r1.append_kappa(KappaRow.build(key="k1", by_length={2: learnable}, joint=learnable))
+    r1.append(KappaRow.build(key="k1", by_length={2: learnable}, joint=learnable))
     r0.append_run("run0", {"n": 16, "success": False, "best_val_loss": 0.5})
     cache = str(tmp_path / "cache")
 
@@ -127,12 +127,12 @@ def test_load_dataset_reads_a_pool_beyond_int64(tmp_path):
     # S5 at length 10 (uniform over 2..10) has about 6.2e20 words, past int64's 9.2e18.
     folder = tmp_path / "big_pool"
     pool = sum(120**n for n in range(2, 11))
-    ResultsFolder(folder).append_nstar(_nstar_row("acot_L10_uniform", 40, pool=pool))
+    ResultsFolder(folder).append(_nstar_row("acot_L10_uniform", 40, pool=pool))
     nstar = datasets.load_dataset(str(folder), "nstar", split="train",
                                   cache_dir=str(tmp_path / "cache"))
     assert nstar.features["pool_size"] == datasets.Value("float64")
     assert nstar[0]["pool_size"] == pytest.approx(float(pool))
-    assert ResultsFolder(folder).read_nstar()[0].pool_size == pool  # exact in the JSON
+    assert ResultsFolder(folder).read(NstarRow)[0].pool_size == pool  # exact in the JSON
 
 
 def test_kappa_is_never_blank_and_names_its_bounds():

@@ -7,7 +7,7 @@ import datasets
 import pytest
 
 from hf_induction.hub.leaderboard import load_table
-from hf_induction.results import ResultsFolder
+from hf_induction.results import NstarRow, ResultsFolder
 
 
 def declared(out) -> list[str]:
@@ -45,7 +45,7 @@ def test_the_card_is_the_libraries_and_nstar_is_the_default(tmp_path):
     # The first table in the card's order is the default while N* has no row.
     assert [c["config_name"] for c in DatasetCard.load(out / "README.md").data.to_dict()[
         "configs"] if c.get("default")] == ["journal"]
-    folder.nstar.append({"key": "s1"})
+    folder.table(NstarRow).append({"key": "s1"})
     card = DatasetCard.load(out / "README.md")
     configs = card.data.to_dict()["configs"]
     assert [c["config_name"] for c in configs if c.get("default")] == ["nstar"]
@@ -85,7 +85,7 @@ def test_declared_column_types_hold_whatever_the_rows_spell(tmp_path):
     # The card declares pool_size float64 (S5 at length 10 overflows an int64); a row that
     # spells it as an integer, in a rank file after an empty one, still reads as a float.
     folder = ResultsFolder(tmp_path / "results")
-    ResultsFolder(folder.path, rank=1).nstar.append({"key": "s1", "pool_size": 10**6})
+    ResultsFolder(folder.path, rank=1).table(NstarRow).append({"key": "s1", "pool_size": 10**6})
     (row,) = load_table(folder.path, "nstar")
     assert row["key"] == "s1" and row["pool_size"] == 1e6 and isinstance(row["pool_size"], float)
     assert row["n_star"] is None

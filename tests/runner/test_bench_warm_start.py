@@ -36,7 +36,7 @@ def replay(tmp_path, rows):
     folder = ResultsFolder(tmp_path / "campaign")
     folder.check_protocol({"search": SETTINGS.to_dict()})
     for row in rows:
-        folder.append_nstar(row)
+        folder.append(row)
     out = tmp_path / "bench.json"
     assert bench_main(["--only", "warm_start", "--quick", "--results", str(folder.path),
                        "--json", str(out)]) == 0

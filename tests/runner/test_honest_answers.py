@@ -24,9 +24,9 @@ def test_a_search_whose_every_run_diverged_says_so_and_exits_1(tmp_path):
     assert "Warning: dense_ssm modadd/acot_L3_m2: every run diverged" in text
     assert "--lrs 1e+08" in text
     # Each run stopped at its first non-finite loss, with its own stop reason in the journal.
-    runs = ResultsFolder(out).journal.read()
+    runs = ResultsFolder(out).read_journal()
     assert runs and all(r["stop_reason"] == "nonfinite" and r["steps"] < 20 for r in runs)
-    (row,) = ResultsFolder(out).read_nstar()
+    (row,) = ResultsFolder(out).read(NstarRow)
     assert row.search_end == "every run diverged" and row.bracket == (None, None)
     # A rerun answers from the folder, and says the same.
     again = run_command(["nstar", "--dataset", "modadd", "--config", "acot_L3_m2", "--model",
@@ -124,7 +124,7 @@ def test_a_folder_of_converged_rows_is_rewritten_when_opened_for_writing(tmp_pat
     with caplog.at_level("WARNING"):
         opened = ResultsFolder(folder)
     assert "in place of converged" in caplog.text
-    assert all("converged" not in r and r["search_end"] for r in opened.nstar.read())
+    assert all("converged" not in r and r["search_end"] for r in opened.table(NstarRow).read())
     table = datasets.load_dataset(str(folder), "nstar", split="train",
                                   cache_dir=str(tmp_path / "cache"))
     assert "search_end" in table.column_names and "converged" not in table.column_names

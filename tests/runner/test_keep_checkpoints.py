@@ -9,6 +9,7 @@ import pytest
 
 from hf_induction.results import ResultsFolder
 from hf_induction.results.jsonl import clean
+from hf_induction.results.rows import LengthGenRow
 from hf_induction.tasks import generate, parse
 from tests.runner.helpers import run_cli
 
@@ -32,7 +33,7 @@ def test_the_best_run_is_kept_and_is_the_model_the_check_scored(kept):
     from hf_induction.runner.best_run import predict
 
     path = kept / "checkpoints" / NAME
-    (row,) = ResultsFolder(kept).read_lengthgen()
+    (row,) = ResultsFolder(kept).read(LengthGenRow)
     record = json.loads((path / "trained_on.json").read_text())
     assert record == {"model": "rope", "dataset": "copy", "config": "UF_L3_V9", "n": 32,
                       "lr": row.lr, "seed": row.seed, "steps": row.steps,
@@ -65,7 +66,7 @@ def test_the_flag_is_no_part_of_the_protocol(kept):
                                    parser)
     without = campaign_from_args(parse_args(parser, [*CELL, "--lengthgen", "32", "--no-search",
                                                      "--out", str(kept)]), parser)
-    assert with_flag.keep_checkpoints and not without.keep_checkpoints
+    assert with_flag.launch.keep_checkpoints and not without.launch.keep_checkpoints
     # As stored (lists for tuples): the folder's protocol, and so its hash, either way.
     assert clean(with_flag.protocol()) == clean(without.protocol()) == json.loads(
         (kept / "protocol.json").read_text())

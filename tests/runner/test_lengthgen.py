@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from hf_induction.results import ResultsFolder
+from hf_induction.results.rows import KappaRow, LengthGenRow, NstarRow
 from tests.runner.helpers import run_cli
 
 CELL = ["--dataset", "retrieval", "--config", "UR_L4_V4", "--model", "dense_ssm",
@@ -25,7 +26,7 @@ def checked(tmp_path_factory):
 
 def test_every_split_is_scored_with_the_tasks_metric(checked):
     out, proc = checked
-    (row,) = ResultsFolder(out).read_lengthgen()
+    (row,) = ResultsFolder(out).read(LengthGenRow)
     assert (row.dataset, row.config, row.model, row.n) == ("retrieval", "UR_L4_V4", "dense_ssm",
                                                            150)
     table = row.table()
@@ -34,7 +35,7 @@ def test_every_split_is_scored_with_the_tasks_metric(checked):
     assert all(set(scores) == {"lengths", "accuracy"} for scores in table.values())
     assert all(0.0 <= scores["accuracy"] <= 1.0 for scores in table.values())
     # --no-search: the grid at N trained (journaled), no N* row.
-    assert not ResultsFolder(out).read_nstar()
+    assert not ResultsFolder(out).read(NstarRow)
     journal = ResultsFolder(out).read_journal()
     assert {r["n"] for r in journal} == {150} and len(journal) == 2
     assert "Length generalisation" in proc.stdout and "test_long" in proc.stdout
@@ -48,7 +49,7 @@ def test_the_row_is_what_its_run_gives(checked):
     from hf_induction.training import train_model
 
     out, _ = checked
-    (row,) = ResultsFolder(out).read_lengthgen()
+    (row,) = ResultsFolder(out).read(LengthGenRow)
     parser = build_parser()
     campaign: Campaign = campaign_from_args(parse_args(parser, [*CELL, "--out", str(out)]),
                                             parser)
@@ -68,7 +69,7 @@ def test_a_rerun_reuses_the_check_and_the_loaders_read_it(checked, tmp_path):
     again = run_cli([*CELL, "--lengthgen", "150", "--no-search", "--out", str(out)])
     assert again.returncode == 0, again.stderr
     assert (out / "journal" / "rank0.jsonl").read_text() == before
-    assert len(ResultsFolder(out).read_lengthgen()) == 1
+    assert len(ResultsFolder(out).read(LengthGenRow)) == 1
     rows = datasets.load_dataset(str(out), "lengthgen", split="train")
     assert rows.num_rows == 1 and json.loads(rows[0]["results"])["test"]["lengths"] == "5..8"
     from hf_induction.display.report import render_tables
@@ -118,6 +119,6 @@ def test_nstar_and_kappa_run_on_the_new_families_unchanged(tmp_path, dataset, co
     folder = ResultsFolder(out)
     # N*_n at each length and N*_joint over all of them, then κ from them, as for a word
     # problem.
-    assert sorted(r.config for r in folder.read_nstar()) == sorted([*by_length, config])
-    (kappa,) = folder.read_kappa()
+    assert sorted(r.config for r in folder.read(NstarRow)) == sorted([*by_length, config])
+    (kappa,) = folder.read(KappaRow)
     assert kappa.config == config and len(kappa.nstar_by_length) == len(by_length)

@@ -13,6 +13,7 @@ from transformers import GPT2Config
 
 from hf_induction.models import registry
 from hf_induction.results import ResultsFolder
+from hf_induction.results.rows import NstarRow
 from tests.runner.helpers import FAST, env, run_command
 
 
@@ -40,7 +41,7 @@ def test_a_campaign_looks_each_model_name_up_once(tmp_path, monkeypatch):
     done = run_command(["nstar", "--dataset", "modadd", "--config", "acot_L3_m2", "--model",
                         *named, *FAST, "--out", str(out)])
     assert done.returncode == 0, done.stdout + done.stderr
-    assert {row.model for row in ResultsFolder(out).read_nstar()} == set(named)
+    assert {row.model for row in ResultsFolder(out).read(NstarRow)} == set(named)
     # The plan's lookup, and no other: not by the settings, the builder or the jobs.
     assert specs["dense_ssm"] == 1, specs
     assert {name: lookups[name] for name in named} == dict.fromkeys(named, 1)

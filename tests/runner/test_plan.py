@@ -125,8 +125,8 @@ def test_each_model_trains_at_its_own_cpu_budget_and_published_protocols_still_m
     gpt2 = {"lrs": (1e-3, 3e-4), "max_steps": 5000, "eval_every": 100}
     assert named["gpt2"] == named["rope"] == named["gpt2_offset"] == gpt2
     assert named["hf:org/name"] == HF_CPU_BUDGET.fields() == gpt2
-    assert named["dense_ssm"] == {"lrs": cpu.lrs, "max_steps": cpu.max_steps,
-                                  "eval_every": cpu.eval_every}
+    assert named["dense_ssm"] == {"lrs": cpu.value("lrs"), "max_steps": cpu.value("max_steps"),
+                                  "eval_every": cpu.value("eval_every")}
     assert all(named[m] == model_spec(m).cpu_budget.fields() for m in MODEL_NAMES)
     assert paper.per_model_for(MODEL_NAMES) == {}
     # What every cpu protocol records, named or not, is what the published folders made

@@ -13,6 +13,7 @@ import torch
 from hf_induction.data import TokenMap, cell_arrays
 from hf_induction.models import build_config, build_model, model_config_hash
 from hf_induction.results import ResultsFolder
+from hf_induction.results.rows import LengthGenRow, NstarRow
 from hf_induction.runner.lengths import LengthRange
 from hf_induction.tasks import IGNORE, generate, parse
 from tests.runner.helpers import run_cli
@@ -148,9 +149,9 @@ def test_a_pretrained_model_is_fine_tuned_through_the_search_and_scored_past_its
     proc = run_cli([*TUNE, "--model", spec, "--test-lengths", "L+1..2L", "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
     folder = ResultsFolder(out)
-    (search,) = folder.read_nstar()
+    (search,) = folder.read(NstarRow)
     assert search.model == spec
-    (row,) = folder.read_lengthgen()
+    (row,) = folder.read(LengthGenRow)
     assert row.model == spec and row.n == 16
     table = row.table()
     assert set(table) == {"validation", "test"} and table["test"]["lengths"] == "4..6"
@@ -158,7 +159,7 @@ def test_a_pretrained_model_is_fine_tuned_through_the_search_and_scored_past_its
     # The row's key holds the lengths: the same check at the cell's own splits is another row.
     proc = run_cli([*TUNE, "--model", spec, "--no-search", "--out", str(out)])
     assert proc.returncode == 0, proc.stderr
-    rows = {r.key: r.table() for r in folder.read_lengthgen()}
+    rows = {r.key: r.table() for r in folder.read(LengthGenRow)}
     assert len(rows) == 2 and row.key in rows
     (own,) = [t for k, t in rows.items() if k != row.key]
     assert set(own) == {"validation", "test", "test_long"} and own["test"]["lengths"] == "4..6"

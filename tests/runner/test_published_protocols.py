@@ -103,7 +103,7 @@ def protocol_of(command: str, out: Path) -> dict:
     args = parse_args(parser, [*words, "--out", str(out)])
     models = ([j.model for j in load_sweep(args.sweep).jobs] if args.sweep is not None
               else args.model)
-    settings = campaign_settings(given_settings(args), args.preset, dict.fromkeys(models))
+    settings = campaign_settings(given_settings(args), args.budget, dict.fromkeys(models))
     return Campaign((), settings.train, settings.search, "", out,
                     by_model=settings.by_model).protocol()
 

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from hf_induction.results import ResultsFolder
+from hf_induction.results import PushRow, ResultsFolder
 from tests.runner.helpers import NSTAR, ROOT
 
 # End to end: whole campaigns pushed to the Hub stand-in.
@@ -47,7 +47,7 @@ def test_a_failed_checkpoint_push_is_retried_and_results_and_checkpoint_reach_th
     row = json.loads((out / "nstar" / "rank0.jsonl").read_text().splitlines()[0])
     assert row["n_star"] is not None, "the budget should let this cell succeed"
     # No push recorded (the table's file is made by its first row).
-    assert not ResultsFolder(out, write=False).pushes.read()
+    assert not ResultsFolder(out, write=False).table(PushRow).read()
     again = hub_server.run(args, timeout=600, cwd=str(ROOT))
     assert again.returncode == 0, again.stderr[-2000:]
     (pushed,) = [json.loads(x) for x in (out / "pushes" / "rank0.jsonl").read_text().splitlines()]

@@ -9,6 +9,7 @@ import torch
 
 from hf_induction.results import ReachRow, ResultsFolder
 from hf_induction.results.reach import REACH_FACTORS, reach_groups
+from hf_induction.results.rows import OodRow
 from hf_induction.runner import reach
 from hf_induction.runner.job import SearchJob
 from hf_induction.runner.probe import JournalProbe
@@ -139,6 +140,6 @@ def test_the_command_line_runs_it_after_the_ood_check_and_needs_it(tmp_path):
     assert sorted(r.rows for r in rows) == [4, 16, 500, 500, 500]
     assert "Reach (the OOD check's best run at 2L .. 1,000L" in done.stdout
     # The OOD check and the reach at 2L score the same rows with the same model.
-    (ood,) = ResultsFolder(tmp_path / "r").read_ood()
+    (ood,) = ResultsFolder(tmp_path / "r").read(OodRow)
     at_2l = next(r for r in rows if r.factor == 2)
     assert (at_2l.lr, at_2l.seed, at_2l.n) == (ood.lr, ood.seed, ood.n)

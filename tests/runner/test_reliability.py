@@ -264,7 +264,7 @@ def test_a_signal_swallowed_by_a_finalizer_still_ends_the_launch(tmp_path, monke
     """SIGTERM raised inside a finalizer (Python ignores it there, with a traceback) is kept:
     the launch ends as terminated, in one line, once the campaign returns."""
     import hf_induction.runner.run as run
-    from hf_induction.commands.nstar import Terminated
+    from hf_induction.runner.signals import Terminated
 
     class RaisesOnCollection:
         def __del__(self):

@@ -34,10 +34,15 @@ class LockedStore:
 
 def test_a_shared_counter_hands_out_every_job_once():
     store, jobs, taken = LockedStore(), list(range(200)), [[] for _ in range(4)]
+    # Each worker waits for the others once it holds its first job, so that every one of them
+    # takes part however a loaded machine schedules the threads.
+    all_started = threading.Barrier(4)
 
     def worker(k):
         for job in store_queue(jobs, store, "q"):
             taken[k].append(job)
+            if len(taken[k]) == 1:
+                all_started.wait(timeout=60)
             time.sleep(random.random() * 1e-4)
 
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
