@@ -22,6 +22,7 @@ from .chunked import chunk_path_attn
 from .configuration_path_attn import PaTHAttnConfig
 from .naive import naive_path_attn
 
+
 class PaTHAttnCache:
     """What a layer needs to continue a sequence: its memory, every key so far carried through
     the Householder transforms of the tokens after it up to the last one [B, H, n, head_dim]
