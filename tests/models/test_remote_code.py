@@ -13,7 +13,9 @@ from hf_induction.models import build_model
 # End to end: loads a checkpoint in a fresh process.
 pytestmark = pytest.mark.slow
 
-MODELS = ["dense_ssm", "lstm", "gpt2_offset", "gated_deltanet_neg"]
+# Mamba-3's folder also carries marked copies of the selective SSM's kernels (its chunked.py
+# and naive.py travel with it).
+MODELS = ["dense_ssm", "lstm", "gpt2_offset", "gated_deltanet_neg", "mamba3"]
 
 # One fresh process loads every checkpoint (a process start re-imports torch and transformers,
 # seconds each): argv is the thread count, then (checkpoint, ids, out) per model.
