@@ -111,8 +111,8 @@ def chunk_mamba3(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """`naive_mamba3`, chunk by chunk: outputs [B, H, T, R, P] and the last state.
 
-    Args as `naive_mamba3`, and ``chunk_size``: tokens per chunk (a shorter sequence is one
-    chunk of its own length).
+    Args as `naive_mamba3`, and ``chunk_size``: steps of the scan per chunk, a token being one
+    step, or 2R with MIMO (a shorter sequence is one chunk of its own length).
     """
     length, rank = x.shape[2], x.shape[3]
     # (1 - lam_{t+1}) dt_{t+1}: what the next token writes of token t; none after the last.
@@ -141,7 +141,7 @@ def chunk_mamba3(
                          writes_then_reads(writes, torch.zeros_like(writes)),
                          writes_then_reads(torch.zeros_like(C), C), at_first_step(log_a),
                          theta=None if theta is None else at_first_step(theta),
-                         initial_state=initial_state, chunk_size=chunk_size * steps)
+                         initial_state=initial_state, chunk_size=chunk_size)
         y = y.unflatten(2, (length, steps))[:, :, :, rank:]
     surplus = torch.einsum("bhtrn,bhtsn,bhtsp->bhtrp", C, B, x)
     return y - owed_next[..., None, None] * surplus, h

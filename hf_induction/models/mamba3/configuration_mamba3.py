@@ -69,7 +69,9 @@ class Mamba3Config(PreTrainedConfig):
             reference (`naive.py`). Both compute the same function; one-token steps
             (`generate()` with a cache) always use the recurrence.
         chunk_size (`int`, *optional*, defaults to 64):
-            Tokens per chunk of the chunked kernel; a shorter sequence is one chunk.
+            Steps per chunk of the chunked kernel's scan: a token is one step, or 2R with MIMO
+            (so 64 / (2R) tokens a chunk, near the reference's advice of 64 / R); a shorter
+            sequence is one chunk.
         initializer_range (`float`, *optional*, defaults to 0.02):
             Standard deviation of the linear and embedding weights.
         use_cache (`bool`, *optional*, defaults to `True`):
