@@ -69,60 +69,67 @@ def test_the_chunked_kernel_is_the_recurrence_on_outputs_states_and_gradients(
         torch.testing.assert_close(a, b, rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("rank", [1, 3], ids=["siso", "mimo3"])
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("with_state", [False, True], ids=["zeros", "state"])
-def test_the_kernels_give_the_reference_steps_outputs_and_states(kernel, with_state):
-    # The reference's layout: tokens before heads, the state [headdim, d_state], B and C turned
-    # by the running angle (half of the pairs: S = 2 of N / 2 = 4), D and the gate inside.
+def test_the_kernels_give_the_reference_steps_outputs_and_states(rank, kernel, with_state):
+    # The reference's layout: tokens before heads (ranks before both), the state [headdim,
+    # d_state], B and C turned by the running angle (half of the pairs: S = 2 of N / 2 = 4), D,
+    # the gate and MIMO's weights inside; its SISO step (rank 1) has no MIMO weights.
     gen = torch.Generator().manual_seed(3)
-    batch, length, heads, N, P, S = 2, 13, 3, 8, 5, 2
+    batch, length, heads, N, P, S, R = 2, 13, 3, 8, 5, 2, rank
 
     def randn(*shape):
         return torch.randn(*shape, generator=gen, dtype=torch.float64)
 
-    Q, K, V, Z = randn(batch, length, heads, N), randn(batch, length, heads, N), randn(
-        batch, length, heads, P), randn(batch, length, heads, P)
+    Q, K = randn(batch, length, R, heads, N), randn(batch, length, R, heads, N)
+    V, Z = randn(batch, length, heads, P), randn(batch, length, heads, P)
     DT = torch.nn.functional.softplus(randn(batch, heads, length))
-    ADT, Trap = -DT * torch.rand(batch, heads, length, generator=gen, dtype=torch.float64), randn(
-        batch, heads, length)
-    Q_bias, K_bias, Angles, D = randn(heads, N), randn(heads, N), 3 * randn(
-        batch, length, heads, S), randn(heads)
+    ADT = -DT * torch.rand(batch, heads, length, generator=gen, dtype=torch.float64)
+    Trap, Q_bias, K_bias = randn(batch, heads, length), randn(heads, R, N), randn(heads, R, N)
+    Angles, D = 3 * randn(batch, length, heads, S), randn(heads)
+    MIMO_V, MIMO_Z, MIMO_O = ((randn(heads, R, P) for _ in range(3)) if R > 1
+                              else (torch.ones(heads, 1, P, dtype=torch.float64),) * 3)
     states = None
     if with_state:
         states = (2 * math.pi * torch.rand(batch, heads, S, generator=gen, dtype=torch.float64),
-                  randn(batch, heads, P, N), randn(batch, heads, N), randn(batch, heads, P))
-    out, (angle, ssm, k_state, v_state) = reference.step_scan(
-        Q, K, V, ADT, DT, Trap, Q_bias, K_bias, Angles, D=D, Z=Z, Input_States=states)
+                  randn(batch, heads, P, N), randn(batch, heads, R, N), randn(batch, heads, R, P))
+    if R == 1:
+        siso = None if states is None else (*states[:2], states[2][:, :, 0], states[3][:, :, 0])
+        out, (angle, ssm, k_state, v_state) = reference.step_scan(
+            Q[:, :, 0], K[:, :, 0], V, ADT, DT, Trap, Q_bias[:, 0], K_bias[:, 0], Angles, D=D,
+            Z=Z, Input_States=siso)
+        k_state, v_state = k_state[:, :, None], v_state[:, :, None]
+    else:
+        out, (angle, ssm, k_state, v_state) = reference.mimo_step_scan(
+            Q, K, V, ADT, DT, Trap, Q_bias, K_bias, Angles, MIMO_V, MIMO_O, D=D, Z=Z,
+            MIMO_Z=MIMO_Z, Input_States=states)
 
     # Ours: the state in the tokens' own frame, turning by theta = -pi tanh(angle) dt (the
     # reference turns B and C forward instead); a cache's state and B turned back by the
-    # reference's running angle.
-    pad = N // 2 - S
-
+    # reference's running angle; the MIMO weights applied around the kernel, as the mixer does.
     def to_pairs(angle):
-        return torch.nn.functional.pad(angle, (0, pad))
+        return torch.nn.functional.pad(angle, (0, N // 2 - S))
 
     theta = to_pairs(-math.pi * torch.tanh(Angles).transpose(1, 2) * DT[..., None])
     h0 = last_B = last_x = None
     if with_state:
         turned_back = to_pairs(-states[0])
         h0 = rotate_state(states[1].transpose(-1, -2), turned_back)
-        last_B, last_x = rotate_pairs(states[2], turned_back)[:, :, None], states[3][:, :, None]
-    x = V.transpose(1, 2)
-    # One input and output a token: rank 1.
-    B, C = (K + K_bias).transpose(1, 2), (Q + Q_bias).transpose(1, 2)
-    y, h = KERNELS[kernel](x[:, :, :, None], B[:, :, :, None], C[:, :, :, None], ADT, DT,
-                           torch.sigmoid(Trap), theta, initial_state=h0, last_B=last_B,
-                           last_x=last_x)
-    y = y[:, :, :, 0]
-    z = Z.transpose(1, 2)
-    y = ((y + D[:, None, None] * x) * z * torch.sigmoid(z)).transpose(1, 2)
-    torch.testing.assert_close(y, out, rtol=0, atol=1e-10)
+        last_B, last_x = rotate_pairs(states[2], turned_back[:, :, None]), states[3]
+    x = V.transpose(1, 2)[:, :, :, None] * MIMO_V[:, None]  # [B, H, T, R, P]
+    B, C = ((t + bias.transpose(0, 1)).permute(0, 3, 1, 2, 4)  # [B, H, T, R, N]
+            for t, bias in ((K, K_bias), (Q, Q_bias)))
+    y, h = KERNELS[kernel](x, B, C, ADT, DT, torch.sigmoid(Trap), theta, initial_state=h0,
+                           last_B=last_B, last_x=last_x)
+    z = Z.transpose(1, 2)[:, :, :, None] * MIMO_Z[:, None]
+    y = ((y + D[:, None, None, None] * x) * z * torch.sigmoid(z) * MIMO_O[:, None]).sum(3)
+    torch.testing.assert_close(y.transpose(1, 2), out, rtol=0, atol=1e-10)
     torch.testing.assert_close(rotate_state(h, to_pairs(angle)).transpose(-1, -2), ssm,
                                rtol=0, atol=1e-10)
-    torch.testing.assert_close(rotate_pairs(B[:, :, -1], to_pairs(angle)), k_state, rtol=0,
-                               atol=1e-12)
-    torch.testing.assert_close(V[:, -1], v_state, rtol=0, atol=0)
+    torch.testing.assert_close(rotate_pairs(B[:, :, -1], to_pairs(angle)[:, :, None]), k_state,
+                               rtol=0, atol=1e-12)
+    torch.testing.assert_close(x[:, :, -1], v_state, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("rope_fraction, mimo_rank", [(0.5, 1), (1.0, 1), (0.5, 2)],
