@@ -213,10 +213,12 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> argpa
                                        _budget_actions(parser))
     except ValueError as e:
         parser.error(str(e))
+    args = parser.parse_args(budget + recipe + argv)
+    # Said once the line parses, so that a usage error stays one line.
     if FORMER_BUDGET_FLAG in argv or FORMER_BUDGET_FLAG[2:] in recipe_keys:
         print(f"{PROG}: note: {FORMER_BUDGET_FLAG} is now spelled {BUDGET_FLAG} (the same "
               "values); the old spelling still works", file=sys.stderr)
-    return parser.parse_args(budget + recipe + argv)
+    return args
 
 
 def campaign_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser):

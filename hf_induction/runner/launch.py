@@ -129,13 +129,13 @@ def campaign_of(args, given: dict[str, Any]):
     What can be checked without torch is checked first (`plan_launch`), so that those errors
     are fast; then the settings are resolved (`campaign_settings`) and the models' configs
     built, once each."""
-    from .run import Campaign
-    from .settings import campaign_settings
-
     budget = BUDGETS[args.budget]
     launch = launch_options(given)
     plan = plan_launch(args, launch)
-    # What needs torch or transformers: the settings objects, the models.
+    # What needs torch or transformers, imported only now: the settings objects, the models.
+    from .run import Campaign
+    from .settings import campaign_settings
+
     settings = campaign_settings(given, args.budget, plan.sources.values())
     campaign = Campaign(
         plan.jobs, settings.train, settings.search, budget.model_size, args.out, launch,

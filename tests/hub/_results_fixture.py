@@ -45,7 +45,7 @@ def write_results(path: Path, **train) -> ResultsFolder:
         for row in [*rows.values(), joint_row]:
             folder.append(row)
         if (dataset, fmt, model) == CHECKPOINTED:
-            folder.append(f"push-{joint_row.key}", CHECKPOINT_REPO, joint_row.key)
+            folder.append_push(f"push-{joint_row.key}", CHECKPOINT_REPO, joint_row.key)
         folder.append(KappaRow.build(
             key=f"kappa-{dataset}-{fmt}-{model}", by_length=rows, joint=joint_row,
             finished_at="2026-01-01T00:00:00+00:00"))
