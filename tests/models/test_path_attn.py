@@ -214,3 +214,13 @@ def test_reordering_the_cache_moves_every_rows_keys_values_and_window():
         (their_keys, their_values), their_window = swapped.layer(index)
         for ours, theirs in ((keys, their_keys), (values, their_values), (window, their_window)):
             torch.testing.assert_close(ours, theirs, rtol=0, atol=1e-12)
+
+
+def test_its_heads_are_named_as_attentions_so_long_lengths_bound_their_batch():
+    """The reach check bounds a forward's rows by attention's T x T scores, found under
+    transformers' `num_attention_heads`: doubling the length about quadruples a row's bytes."""
+    from hf_induction.runner.reach import eval_row_bytes
+
+    config = build_model("path_attn", vocab_size=9, preset="tiny").config
+    assert config.num_attention_heads == config.num_heads
+    assert eval_row_bytes(config, 20_000) > 3.5 * eval_row_bytes(config, 10_000)

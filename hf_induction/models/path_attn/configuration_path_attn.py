@@ -55,6 +55,9 @@ class PaTHAttnConfig(PreTrainedConfig):
     """
 
     model_type = "hf_induction_path_attn"
+    # transformers' name for an attention model's heads: what reads a config for attention's
+    # T x T memory (the reach check's batch bound) finds it there.
+    attribute_map = {"num_attention_heads": "num_heads"}
 
     vocab_size: int = 9
     hidden_size: int = 256
