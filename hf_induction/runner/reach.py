@@ -63,7 +63,9 @@ def reach_check(probe: JournalProbe, n: int, protocol_hash: str,
                 rows: int = REACH_ROWS, on_length=None) -> list[ReachRow]:
     """Score the best run at size ``n`` (the OOD check's: kept, or trained again) at each of
     `reach_lengths`; lengths already recorded are answered from the folder, so a rerun
-    resumes. ``on_length(row)`` is called as each length is scored."""
+    resumes. ``on_length(row)`` is called as each length is scored. NotReproduced (nothing
+    written) where the run trained again is not the one the grid recorded: its reach would
+    be another model's."""
     job = probe.job
     cell = job.cell
     fields, folder, device = probe.key_fields, probe.folder, probe.settings.device
@@ -71,7 +73,7 @@ def reach_check(probe: JournalProbe, n: int, protocol_hash: str,
     held = {length: folder.find(ReachRow, key) for length, key in keys.items()}
     if all(row is not None for row in held.values()):
         return list(held.values())
-    result, model = best_model(probe, n)
+    result, model = best_model(probe, n, reproduce=True)
     positions = absolute_positions(model)
     memory = machine_memory(device).size
     chance = 1.0 / cell.alphabet_size

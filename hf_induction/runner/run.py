@@ -38,6 +38,7 @@ from ..search.result import ALL_DIVERGED
 from ..settings import SEARCH, TRAINING, protocol_record
 from ..tasks import GENERATOR_VERSION, LAYOUT_VERSION, TaskCell, train_pool_size
 from ..training import TrainSettings
+from .best_run import NotReproduced
 from .checkpoints import push_winners
 from .devices import device_share
 from .job import SearchJob, kappa_groups
@@ -277,7 +278,13 @@ def reach_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> li
         tqdm.write(f"  {job.label}: reach at length {row.length:,} ({row.factor:,} L): "
                    f"normalised final state {score}")
 
-    return check_one(reach_check, job, folder, campaign.ood_n, on_length=said)
+    try:
+        return check_one(reach_check, job, folder, campaign.ood_n, on_length=said)
+    except NotReproduced as e:
+        # The check's kept weights are gone (an earlier sitting) and training again does not
+        # give them back: no reach is recorded rather than another model's.
+        tqdm.write(f"  {job.label}: reach not scored: {e}")
+        return []
 
 
 def lengthgen_one(job: CampaignJob, campaign: Campaign, folder: ResultsFolder) -> LengthGenRow:

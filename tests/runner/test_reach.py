@@ -55,7 +55,7 @@ def probe(tmp_path):
 def checked(tmp_path, monkeypatch, model, rows=60):
     result = RunResult(lr=0.01, seed=1, success=True, best_val_loss=1e-5, final_val_loss=1e-5,
                        steps=10, wall_s=0.0, stop_reason="epsilon")
-    monkeypatch.setattr(reach, "best_model", lambda probe, n: (result, model))
+    monkeypatch.setattr(reach, "best_model", lambda probe, n, reproduce: (result, model))
     return reach.reach_check(probe(tmp_path), 50, "p", rows=rows)
 
 
@@ -143,3 +143,37 @@ def test_the_command_line_runs_it_after_the_ood_check_and_needs_it(tmp_path):
     (ood,) = ResultsFolder(tmp_path / "r").read(OodRow)
     at_2l = next(r for r in rows if r.factor == 2)
     assert (at_2l.lr, at_2l.seed, at_2l.n) == (ood.lr, ood.seed, ood.n)
+
+
+def test_a_run_trained_again_that_ends_elsewhere_is_not_taken_for_the_recorded_one():
+    """Reach scores the OOD check's weights or none: a run trained again counts as the run the
+    grid recorded only if it ends as that run did."""
+    from hf_induction.runner.best_run import NotReproduced, check_reproduced
+
+    def again(loss, success):
+        return RunResult(lr=0.01, seed=10, success=success, best_val_loss=loss,
+                         final_val_loss=loss, steps=10, wall_s=0.0, stop_reason="budget")
+
+    recorded = {"success": True, "best_val_loss": 8.46e-5}
+    check_reproduced(again(8.46e-5, True), recorded, 26)
+    check_reproduced(again(8.5e-5, True), recorded, 26)
+    with pytest.raises(NotReproduced, match="reaches validation loss 0.649, where the grid "
+                       "recorded 8.46e-05") as e:
+        check_reproduced(again(0.649, False), recorded, 26)
+    assert len(str(e.value).splitlines()) == 1
+    with pytest.raises(NotReproduced):
+        check_reproduced(again(2e-4, False), {"success": False, "best_val_loss": 1e-4}, 26)
+    check_reproduced(again(float("inf"), False), {"success": False, "best_val_loss": None}, 26)
+
+
+def test_nothing_is_written_where_the_run_is_not_reproduced(tmp_path, monkeypatch):
+    from hf_induction.runner.best_run import NotReproduced
+
+    def not_reproduced(probe, n, reproduce):
+        assert reproduce
+        raise NotReproduced("not the weights the check scored")
+
+    monkeypatch.setattr(reach, "best_model", not_reproduced)
+    with pytest.raises(NotReproduced):
+        reach.reach_check(probe(tmp_path), 50, "p", rows=10)
+    assert not ResultsFolder(tmp_path / "r").read(ReachRow)
