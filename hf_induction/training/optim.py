@@ -15,8 +15,6 @@ from collections.abc import Iterable
 import torch
 from torch import nn
 
-LR_SCHEDULES = ("constant", "linear")
-
 
 def warmup_steps(warmup: float, max_steps: int) -> int:
     """Steps of linear warmup: ``ceil(warmup x max_steps)``, as transformers'

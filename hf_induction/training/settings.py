@@ -17,9 +17,8 @@ GridMode = Literal["auto", "stacked", "sequential"]
 # Called at every evaluation of a run with (lr, seed, step, validation loss, training loss),
 # the training loss being the mean batch loss since the previous evaluation: trackers listen.
 EvalCallback = Callable[[float, int, int, float, float], None]
-# Parameter dtypes a run can train in, and autocast precisions (Accelerate's names).
+# The torch dtype of each dtype the declaration allows (`settings.declared`).
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
-MIXED_PRECISIONS = ("no", "bf16")
 # Each field's default is its declaration's value under the paper's protocol (one home for
 # every default: `settings.declared`); a test holds the fields and the declarations equal.
 DEFAULTS = defaults(TRAINING)
